@@ -32,13 +32,15 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from preprocessing.errors import DataError
+from preprocessing.errors import DataError, IsarcasmError
 
 DEFAULT = "glove"
 RANDOM = "random"
+WORD2VEC = "word2vec"  # trained per run on its training split: no file (see embeddings.word2vec)
 CACHE_ENV = "ISARCASM_CACHE"
 CACHE_FORMAT = "isarcasm-vectors-cache/1"
 _KV_FILE = "vectors.kv"
@@ -53,11 +55,13 @@ def default_vectors_path(data_dir: Path) -> Path:
 
 
 def vectors_path(spec: str | Path | None, data_dir: Path) -> Path | None:
-    """The file to load for ``spec``, which must exist; ``None`` for ``random``.
+    """The file to load for ``spec``, which must exist; ``None`` for ``random``
+    and ``word2vec``, which read no file.
 
-    ``spec`` is ``None`` or ``glove`` (the default file), ``random``, or a path.
+    ``spec`` is ``None`` or ``glove`` (the default file), ``random``,
+    ``word2vec``, or a path.
     """
-    if spec is not None and str(spec) == RANDOM:
+    if spec is not None and str(spec) in (RANDOM, WORD2VEC):
         return None
     default = spec is None or str(spec) == DEFAULT
     path = default_vectors_path(data_dir) if default else Path(spec).expanduser()
@@ -89,8 +93,26 @@ def load_vectors(spec: str | Path | None, data_dir: Path, progress: bool = True)
     return load_vectors_report(spec, data_dir, progress)[0]
 
 
+def initial_vectors(spec: str | Path | None, data_dir: Path, train_tokens: Callable[[], list[list[str]]],
+                    seed: int, progress: bool = True):
+    """The vectors a run's embedding matrix starts from, or ``None`` (random).
+
+    Like :func:`load_vectors`, and ``word2vec`` trains Word2Vec on
+    ``train_tokens()``, the normalised tokens of the training split (a
+    callable, so other specs never tokenise for nothing).
+    """
+    if spec is not None and str(spec) == WORD2VEC:
+        from .word2vec import train_word2vec
+
+        return train_word2vec(train_tokens(), seed)
+    return load_vectors(spec, data_dir, progress)
+
+
 def load_vectors_report(spec: str | Path | None, data_dir: Path, progress: bool = True):
     """:func:`load_vectors` and a :class:`LoadReport` (``None`` for ``random``)."""
+    if spec is not None and str(spec) == WORD2VEC:
+        raise IsarcasmError("word2vec vectors are trained by each run on its training split; "
+                            "there is no file to load (use glove, random, or a vectors file here)")
     path = vectors_path(spec, data_dir)
     if path is None:
         return None, None

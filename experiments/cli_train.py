@@ -38,7 +38,8 @@ def training_options(func):
         click.option("--tune-threshold", is_flag=True,
                      help="Also report a variant whose threshold is tuned on validation data."),
         click.option("--embeddings", default="glove", show_default=True,
-                     help="'glove' (data dir), 'random', or a GloVe/word2vec text file."),
+                     help="'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
+                          "or a GloVe/word2vec text file."),
         click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
                      help="Root of the run store."),
         click.option("--force", is_flag=True, help="Retrain runs that already finished."),

@@ -30,7 +30,8 @@ class TrainConfig:
     threshold: float = 0.5
     # Pick the threshold on validation data; reported as a separate variant.
     tune_threshold: bool = False
-    # "glove" (the data directory's GloVe 6B 100-d), "random", or a path to a vectors file.
+    # "glove" (the data directory's GloVe 6B 100-d), "random", "word2vec" (trained on the training
+    # split, see embeddings/word2vec.py), or a path to a vectors file.
     embeddings: str = "glove"
     # "balanced" weights the loss by inverse class frequency (not in the paper: a named variant).
     class_weight: str = "none"

@@ -38,11 +38,10 @@ def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Pa
         paths = [Path(dataset_name)]
     else:
         paths = [data_dir / f.path for f in CORPORA.get(dataset_name).files]
-    if train.embeddings not in ("random",):
-        from embeddings.vectors import vectors_path
+    from embeddings.vectors import vectors_path
 
-        paths.append(vectors_path(None if train.embeddings == "glove" else train.embeddings, data_dir))
-    return paths
+    vectors = vectors_path(train.embeddings, data_dir)  # None: random or word2vec, no file
+    return paths if vectors is None else [*paths, vectors]
 
 
 def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, preprocess: PreprocessConfig,
@@ -119,7 +118,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     from baselines import build_model
     from baselines.config import ModelConfig
     from embeddings.matrix import embedding_matrix
-    from embeddings.vectors import load_vectors
+    from embeddings.vectors import initial_vectors
 
     from .selection import KeepBestEpoch, selection_metric
 
@@ -134,8 +133,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     y = {name: [r.label for r in records] for name, records in
          (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
 
-    vectors = None if train.embeddings == "random" else load_vectors(
-        None if train.embeddings == "glove" else train.embeddings, data_dir)
+    vectors = initial_vectors(train.embeddings, data_dir, lambda: inputs.preprocessor.tokenize(texts["train"]), seed)
     matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
     model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes,
