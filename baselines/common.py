@@ -33,6 +33,11 @@ def lexicon_input(config: ModelConfig):
     return keras.Input(shape=(config.lexicon_dim,), dtype="float32", name="lexicon")
 
 
+def context_input(config: ModelConfig):
+    """Padded token ids of the dialogue context before the text, (batch, context_len) int32."""
+    return keras.Input(shape=(config.context_len,), dtype="int32", name="context")
+
+
 #: Every input a model may name in its spec, with the factory that declares it.
 INPUTS = {"tokens": tokens_input, "lexicon": lexicon_input}
 

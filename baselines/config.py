@@ -40,6 +40,9 @@ class ModelConfig:
     lexicon_dim: int = 0
     #: Extra softmax outputs ``{name: classes}`` beside the main one (multi-task training).
     aux_heads: dict[str, int] = field(default_factory=dict)
+    #: Length of the dialogue-context input; 0: the model reads the text alone
+    #: (see :func:`baselines.registry.build_model`).
+    context_len: int = 0
 
     def __post_init__(self):
         for name in ("vocab_size", "max_len", "embedding_dim", "hidden", "filters", "attention_size", "k",
@@ -51,6 +54,8 @@ class ModelConfig:
                  f"model config: num_classes must be an integer >= 2, got {self.num_classes!r}")
         _require(isinstance(self.lexicon_dim, int) and self.lexicon_dim >= 0,
                  f"model config: lexicon_dim must be a non-negative integer, got {self.lexicon_dim!r}")
+        _require(isinstance(self.context_len, int) and self.context_len >= 0,
+                 f"model config: context_len must be a non-negative integer, got {self.context_len!r}")
         _require(self.dropout is None or (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1),
                  f"model config: dropout must be in [0, 1), got {self.dropout!r}")
         for head, classes in self.aux_heads.items():

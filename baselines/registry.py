@@ -14,17 +14,19 @@ model the same way::
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import keras
 import numpy as np
+from keras import layers
 
 from preprocessing.errors import IsarcasmError
 from preprocessing.registry import Registry
 
-from .common import INPUTS, Encoded, check_matrix, classifier_heads, embedding_layer
+from .common import INPUTS, Encoded, check_matrix, classifier_heads, context_input, embedding_layer, tokens_input
 from .config import ModelConfig
 
 
@@ -64,22 +66,54 @@ def build_model(name: str, config: ModelConfig, embedding_matrix: np.ndarray | N
 
     Called with a dict keyed by the spec's input names (``{"tokens": int32
     (batch, max_len)}``, plus ``"lexicon"``: float32 (batch, lexicon_dim) for
-    Dense-LSTM); returns class probabilities (batch, num_classes), or a dict of
-    them when ``config.aux_heads`` is set.  ``embedding_matrix``
-    (vocab_size, embedding_dim) initialises the embedding; random when omitted.
-    The caller compiles (the paper: Adam, lr 1e-3, cross-entropy).
+    Dense-LSTM, and ``"context"``: int32 (batch, context_len) when
+    ``config.context_len`` is set); returns class probabilities (batch,
+    num_classes), or a dict of them when ``config.aux_heads`` is set.
+    ``embedding_matrix`` (vocab_size, embedding_dim) initialises the
+    embedding; random when omitted.  The caller compiles (the paper: Adam,
+    lr 1e-3, cross-entropy).
     """
     spec = MODELS.get(name)
     config = spec.resolve(config)
     check_matrix(embedding_matrix, config)
-    inputs = {input_name: INPUTS[input_name](config) for input_name in spec.inputs}
     embedding = embedding_layer(config, embedding_matrix, trainable=config.trainable_embeddings, name="embedding")
-    encoded = Encoded(inputs, embedding(inputs["tokens"]), embedding_matrix)
-    features = spec.builder(encoded, config)
+    if config.context_len:
+        inputs, features = _context_aware(spec, config, embedding, embedding_matrix)
+    else:
+        inputs = {input_name: INPUTS[input_name](config) for input_name in spec.inputs}
+        features = spec.builder(Encoded(inputs, embedding(inputs["tokens"]), embedding_matrix), config)
     return keras.Model(inputs, classifier_heads(features, config), name=name)
 
 
-def load_model(path: str | Path) -> keras.Model:
+def _context_aware(spec: ModelSpec, config: ModelConfig, embedding, matrix: np.ndarray | None):
+    """The inputs and features of a model that also reads the dialogue context.
+
+    The response and its context are encoded separately, by two copies of the
+    model's own encoder (each with its own weights, each a sub-model so their
+    layer names do not clash), both reading the one shared embedding; the two
+    feature vectors are concatenated before the classifier.  An empty context
+    is all padding, which every encoder maps to a defined (zero-attention)
+    vector.
+    """
+    if spec.inputs != ("tokens",):
+        raise IsarcasmError(f"model '{spec.name}' also reads {', '.join(spec.inputs[1:])}; the context-aware "
+                            "variant is for models that read tokens only")
+
+    def encoder(part: str, length: int) -> keras.Model:
+        vectors = keras.Input(shape=(length, config.embedding_dim), name=f"{part}_vectors")
+        features = spec.builder(Encoded({"tokens": None}, vectors, matrix), replace(config, max_len=length))
+        model = keras.Model(vectors, features, name=f"{part}_encoder")
+        model.supports_masking = True  # it is called with the embedding's padding mask, which its layers honour
+        return model
+
+    inputs = {"tokens": tokens_input(config), "context": context_input(config)}
+    features = layers.Concatenate(name="response_and_context")(
+        [encoder("response", config.max_len)(embedding(inputs["tokens"])),
+         encoder("context", config.context_len)(embedding(inputs["context"]))])
+    return inputs, features
+
+
+def load_model(path: str | Path, compile: bool = True) -> keras.Model:
     """A model saved with ``model.save("x.keras")``, loaded with ``safe_mode`` on.
 
     Importing :mod:`baselines` registers the custom layers, which is all that
@@ -88,4 +122,12 @@ def load_model(path: str | Path) -> keras.Model:
     path = Path(path)
     if not path.is_file():
         raise IsarcasmError(f"{path}: no such model file (a .keras file written by a training run)")
-    return keras.saving.load_model(path, safe_mode=True)
+    with warnings.catch_warnings():
+        # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
+        # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.
+        warnings.filterwarnings("ignore", message=r"Layer '\w+_encoder' \(of type Functional\)")
+        model = keras.saving.load_model(path, compile=compile, safe_mode=True)
+    for layer in model.layers:
+        if isinstance(layer, keras.Model):
+            layer.supports_masking = True
+    return model

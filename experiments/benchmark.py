@@ -27,9 +27,10 @@ from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
 
 from . import provenance
-from .cross_eval import CORPORA, Scored, Settings, cross_cells, summary_stats
+from .cross_eval import CORPORA, Scored, Settings, cross_cells
 from .cross_eval import NAME as CROSS
 from .experiment import Cell, Experiment, load_experiment
+from .metrics import summary_stats
 from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs
 from .store import read_json, run_dir, write_json, write_text
 

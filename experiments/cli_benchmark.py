@@ -14,7 +14,7 @@ from .cli_train import train_config, training_options
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
 _PROTOCOL_OPTIONS = ("epochs", "batch_size", "learning_rate", "selection", "class_weight", "tune_threshold",
-                     "embeddings", "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
+                     "embeddings", "context", "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
 
 
 def _seeds(seeds: int | None, quick: bool) -> list[int]:
@@ -51,8 +51,7 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
 @training_options
 @file_corpus_options
 @click.pass_context
-def cross_eval(ctx, models, corpora, seeds, results_dir, epochs, batch_size, learning_rate, selection, class_weight,
-               tune_threshold, embeddings, output_dir, force, tensorboard, quick, **file_options):
+def cross_eval(ctx, models, corpora, seeds, results_dir, output_dir, force, tensorboard, quick, **options):
     """Train each model on each corpus and test it on every corpus' test split.
 
     Finished runs are reused (from runs/cross/, or from table6/table7 runs with the same configuration);
@@ -62,9 +61,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, epochs, batch_size, lea
     from .benchmark import classic_models
     from .cross_eval import CORPORA, run_cross
 
-    config = train_config(epochs, batch_size, learning_rate, selection, class_weight, tune_threshold, embeddings,
-                          quick)
-    settings = _settings(ctx, output_dir, force, tensorboard, config, file_options)
+    config = train_config(options, quick)  # the rest are corpus options
+    settings = _settings(ctx, output_dir, force, tensorboard, config, options)
     result = run_cross(_split_list(models) or classic_models(), _split_list(corpora) or list(CORPORA),
                        _seeds(seeds, quick), settings, Path(results_dir))
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
@@ -87,9 +85,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, epochs, batch_size, lea
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, epochs, batch_size,
-              learning_rate, selection, class_weight, tune_threshold, embeddings, output_dir, force, tensorboard, quick,
-              **file_options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, output_dir, force,
+              tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
@@ -98,9 +95,8 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     """
     from .benchmark import benchmark_summary, parse_experiments, run_benchmark
 
-    config = train_config(epochs, batch_size, learning_rate, selection, class_weight, tune_threshold, embeddings,
-                          quick)
-    settings = _settings(ctx, output_dir, force, tensorboard, config, file_options)
+    config = train_config(options, quick)  # the rest are corpus options
+    settings = _settings(ctx, output_dir, force, tensorboard, config, options)
     result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else _split_list(against),
                            _seeds(seeds, quick), settings, Path(results_dir), _split_list(corpora), method, resamples,
                            _changed_options(ctx))

@@ -26,8 +26,8 @@ def _split_list(value: str | None) -> list[str] | None:
 @training_options
 @file_corpus_options
 @click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, results_dir, epochs, batch_size, learning_rate, selection,
-              class_weight, tune_threshold, embeddings, output_dir, force, tensorboard, quick, **file_options):
+def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, force, tensorboard, quick,
+              **options):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
     Finished runs are reused, so an interrupted reproduction resumes.
@@ -38,10 +38,9 @@ def reproduce(ctx, experiment, seeds, models, corpora, results_dir, epochs, batc
     if seeds < 1:
         raise IsarcasmError("--seeds must be at least 1")
     spec = load_experiment(experiment).select(_split_list(models), _split_list(corpora))
-    config = train_config(epochs, batch_size, learning_rate, selection, class_weight, tune_threshold, embeddings,
-                          quick)
+    config = train_config(options, quick, spec.protocol())  # the rest are corpus options
     result = run_experiment(spec, data_dir(ctx), Path(output_dir), Path(results_dir), list(range(seeds)),
-                            config, quick=quick, force=force, tensorboard=tensorboard, file_options=file_options)
+                            config, quick=quick, force=force, tensorboard=tensorboard, file_options=options)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
 
 

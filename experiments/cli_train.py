@@ -5,6 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import read_text
@@ -21,7 +22,7 @@ from .cli_preprocess import (
     pop_preprocess_options,
     preprocess_options,
 )
-from .protocol import CLASS_WEIGHTS, QUICK, SELECTIONS, TrainConfig, changed_fields
+from .protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECTIONS, TrainConfig, changed_fields
 from .store import run_dir
 
 
@@ -40,6 +41,9 @@ def training_options(func):
         click.option("--embeddings", default="glove", show_default=True,
                      help="'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
                           "or a GloVe/word2vec text file."),
+        click.option("--context", type=click.Choice(CONTEXTS), default="none", show_default=True,
+                     help="Dialogue context read beside the text by a second encoder: none, the last turn, or "
+                          "all turns (corpora with context, e.g. mustard, kocosa)."),
         click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
                      help="Root of the run store."),
         click.option("--force", is_flag=True, help="Retrain runs that already finished."),
@@ -51,10 +55,23 @@ def training_options(func):
     return func
 
 
-def train_config(epochs, batch_size, learning_rate, selection, class_weight, tune_threshold, embeddings,
-                 quick) -> TrainConfig:
-    config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, selection=selection,
-                         class_weight=class_weight, tune_threshold=tune_threshold, embeddings=embeddings)
+#: The options of :func:`training_options` that are TrainConfig fields.
+_TRAIN_FIELDS = ("epochs", "batch_size", "learning_rate", "selection", "class_weight", "tune_threshold", "embeddings",
+                 "context")
+
+
+def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None) -> TrainConfig:
+    """The TrainConfig of a command's options, which are removed from ``options``.
+
+    With ``protocol`` (an experiment's own settings), an option left at its
+    default takes the protocol's value instead; one given on the command line wins.
+    """
+    values = {name: options.pop(name) for name in _TRAIN_FIELDS}
+    if protocol is not None:
+        ctx = click.get_current_context()
+        values.update({name: getattr(protocol, name) for name in _TRAIN_FIELDS
+                       if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
+    config = TrainConfig(**values)
     return replace(config, **QUICK) if quick else config
 
 
@@ -67,8 +84,7 @@ def train_config(epochs, batch_size, learning_rate, selection, class_weight, tun
 @preprocess_options
 @file_corpus_options
 @click.pass_context
-def train(ctx, corpus, model, seed, experiment, epochs, batch_size, learning_rate, selection, class_weight,
-          tune_threshold, embeddings, output_dir, force, tensorboard, quick, **options):
+def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, quick, **options):
     """Train one model on one corpus with one seed and save the run.
 
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
@@ -78,8 +94,7 @@ def train(ctx, corpus, model, seed, experiment, epochs, batch_size, learning_rat
 
     from .training import train_run
 
-    config = train_config(epochs, batch_size, learning_rate, selection, class_weight, tune_threshold, embeddings,
-                          quick)
+    config = train_config(options, quick)
     preprocess_given = pop_preprocess_options(options)
     dataset = open_corpus(ctx, corpus, **options)
     preprocess = config_from_options(preprocess_given, dataset.language)

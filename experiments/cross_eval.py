@@ -24,7 +24,6 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
@@ -33,6 +32,7 @@ from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset
 
 from . import provenance
+from .metrics import summary_stats
 from .protocol import TrainConfig, make_splits
 from .report import duration
 from .significance import Predictions, read_predictions
@@ -197,13 +197,6 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
                       for test, scored in zip(datasets, per_test) if scored]
     progress.close()
     return cells, missing
-
-
-def summary_stats(values: list[float]) -> dict:
-    """Mean, sample standard deviation and the values (as the table reproductions aggregate seeds)."""
-    values = [float(v) for v in values]
-    return {"mean": float(np.mean(values)), "std": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
-            "values": values}
 
 
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings, results_root: Path) -> dict:

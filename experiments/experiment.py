@@ -8,12 +8,13 @@ to any TOML file with the same layout works too.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from preprocessing.errors import IsarcasmError
 
 from .metrics import METRICS
+from .protocol import TrainConfig
 
 TABLES = Path(__file__).resolve().parent / "tables"
 HUMAN = "manual-labelling"
@@ -49,6 +50,12 @@ class Experiment:
     title: str
     source: str
     cells: tuple[Cell, ...] = field(default_factory=tuple)
+    #: Training settings this experiment's protocol changes from the paper's (its ``[train]`` table).
+    train: tuple[tuple[str, object], ...] = ()
+
+    def protocol(self) -> TrainConfig:
+        """The training settings of this experiment's faithful runs."""
+        return TrainConfig(**dict(self.train))
 
     def select(self, models: list[str] | None = None, corpora: list[str] | None = None) -> "Experiment":
         """Only the cells whose model and corpus are listed (None keeps all)."""
@@ -60,7 +67,7 @@ class Experiment:
                                     f"(its {kind}s: {', '.join(sorted(present))})")
         cells = tuple(c for c in self.cells
                       if (not models or c.model in models) and (not corpora or c.corpus in corpora))
-        return Experiment(self.name, self.title, self.source, cells)
+        return Experiment(self.name, self.title, self.source, cells, self.train)
 
 
 def available() -> list[str]:
@@ -83,7 +90,22 @@ def load_experiment(name_or_path: str) -> Experiment:
     cells = tuple(_cell(path, i, c) for i, c in enumerate(raw.get("cells", []), start=1))
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
-    return Experiment(raw.get("name", path.stem), raw.get("title", path.stem), raw.get("source", ""), cells)
+    return Experiment(raw.get("name", path.stem), raw.get("title", path.stem), raw.get("source", ""), cells,
+                      _train(path, raw.get("train", {})))
+
+
+def _train(path: Path, raw: dict) -> tuple[tuple[str, object], ...]:
+    """The ``[train]`` table: TrainConfig fields only, checked by building the config."""
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise IsarcasmError(f"{path}: [train] has unknown setting(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(sorted(known))})")
+    try:
+        TrainConfig(**raw)
+    except (IsarcasmError, TypeError) as exc:
+        raise IsarcasmError(f"{path}: [train]: {exc}") from None
+    return tuple(sorted(raw.items()))
 
 
 def _cell(path: Path, number: int, raw: dict) -> Cell:

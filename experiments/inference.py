@@ -30,19 +30,20 @@ class TrainedRun:
     def label_names(self) -> list[str]:
         return self.config["label_names"]
 
-    def probabilities(self, texts: list[str]) -> np.ndarray:
-        return self.model.predict(self.inputs.build(texts), batch_size=256, verbose=0)
+    def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> np.ndarray:
+        """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty."""
+        return self.model.predict(self.inputs.build(texts, contexts), batch_size=256, verbose=0)
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
-    import keras
+    from baselines import load_model
 
     from . import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     if not (directory / "metrics.json").is_file():
         raise IsarcasmError(f"{directory} is not a finished run (no metrics.json); train one with `isarcasm train`")
     config = read_json(directory / "config.json")
-    model = keras.models.load_model(directory / "model.keras", compile=False, safe_mode=True)
+    model = load_model(directory / "model.keras", compile=False)
     return TrainedRun(directory, config, model, ModelInputs.load(directory, data_dir))
 
 
@@ -69,7 +70,7 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
     if path.is_file() and predictions_path.is_file() and not force:
         return read_json(path)
     threshold = run.config["train"]["threshold"] if threshold is None else threshold
-    probabilities = run.probabilities([r.text for r in records])
+    probabilities = run.probabilities([r.text for r in records], [r.context for r in records])
     result = {
         "run": str(run.directory),
         "trained_on": run.config["corpus"],

@@ -1,6 +1,8 @@
 """Turning texts into the inputs a model asks for, identically at train and test time.
 
-A model's spec names its inputs (``tokens``, and ``lexicon`` for Dense-LSTM).
+A model's spec names its inputs (``tokens``, and ``lexicon`` for Dense-LSTM);
+a run with ``--context last|all`` adds ``context``, the dialogue turns before
+the text.
 :class:`ModelInputs` is fitted on training texts only and saved in the run
 directory, so evaluation on another corpus sees new text exactly as a deployed
 model would (unseen words become ``<unk>``, lexicon features are scaled with
@@ -14,24 +16,48 @@ from pathlib import Path
 
 import numpy as np
 
-from preprocessing.pipeline import PreprocessConfig, Preprocessor
+from preprocessing.pipeline import PreprocessConfig, Preprocessor, max_len_for
+from preprocessing.vocab import PAD_ID
 
 LEXICON_STATS = "lexicon_scaling.json"
 
 
+def context_text(turns: tuple[str, ...] | list[str], mode: str) -> str:
+    """The context a model reads: ``last`` the turn just before the text, ``all``
+    every turn in order (joined; the most recent are kept when it is too long)."""
+    if mode == "last":
+        return turns[-1] if turns else ""
+    return " ".join(turns)
+
+
 class ModelInputs:
-    def __init__(self, preprocessor: Preprocessor, input_names: tuple[str, ...], data_dir: Path | None = None):
+    def __init__(self, preprocessor: Preprocessor, input_names: tuple[str, ...], data_dir: Path | None = None,
+                 context: str = "none"):
         self.preprocessor = preprocessor
-        self.input_names = tuple(input_names)
+        self.input_names = tuple(input_names) + (("context",) if context != "none" else ())
         self.data_dir = data_dir
+        self.context = context
+        self.context_len = 0
         self._lexicons = None
         self.lexicon_mean: np.ndarray | None = None
         self.lexicon_std: np.ndarray | None = None
 
     @classmethod
     def fit(cls, config: PreprocessConfig, input_names, train_texts: list[str], data_dir: Path,
-            extra_texts: list[str] | None = None) -> "ModelInputs":
-        inputs = cls(Preprocessor(config).fit(train_texts, extra_texts=extra_texts), input_names, data_dir)
+            extra_texts: list[str] | None = None, context: str = "none",
+            train_contexts: list[tuple[str, ...]] | None = None) -> "ModelInputs":
+        """Fit on the training split: ``train_contexts`` (one tuple of turns per
+        text) is needed when ``context`` is ``last`` or ``all``; its words join
+        the vocabulary and its lengths set ``context_len`` (the same percentile
+        rule as ``max_len``)."""
+        contexts = [context_text(turns, context) for turns in train_contexts or ()] if context != "none" else []
+        preprocessor = Preprocessor(config).fit(train_texts, extra_texts=extra_texts, context_texts=contexts)
+        inputs = cls(preprocessor, input_names, data_dir, context)
+        if contexts:
+            lengths = map(len, preprocessor.tokenize(contexts))
+            inputs.context_len = max_len_for(lengths, PreprocessConfig(max_len_cap=config.max_len_cap))
+        elif context != "none":
+            inputs.context_len = 1  # no training context at all: one padding step the encoders ignore
         if "lexicon" in inputs.input_names:
             raw = inputs._lexicon_features(train_texts)
             inputs.lexicon_mean = raw.mean(axis=0)
@@ -42,13 +68,24 @@ class ModelInputs:
     def lexicon_dim(self) -> int:
         return 0 if self.lexicon_mean is None else int(self.lexicon_mean.shape[0])
 
-    def build(self, texts: list[str]) -> dict[str, np.ndarray]:
-        """The model's input dict for these texts."""
+    def build(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> dict[str, np.ndarray]:
+        """The model's input dict for these texts (and their context turns; none given: empty contexts)."""
         result = {"tokens": self.preprocessor.transform(texts)}
         if "lexicon" in self.input_names:
             raw = self._lexicon_features(texts)
             result["lexicon"] = ((raw - self.lexicon_mean) / self.lexicon_std).astype("float32")
+        if self.context != "none":
+            result["context"] = self._encode_context(contexts if contexts is not None else [()] * len(texts))
         return result
+
+    def _encode_context(self, contexts: list[tuple[str, ...]]) -> np.ndarray:
+        """``(n, context_len)`` ids, the most recent words kept, padded after them."""
+        tokens = self.preprocessor.tokenize([context_text(turns, self.context) for turns in contexts])
+        out = np.full((len(tokens), self.context_len), PAD_ID, dtype=np.int32)
+        for row, words in enumerate(tokens):
+            ids = self.preprocessor.vocab.encode(words)[-self.context_len:] if words else []
+            out[row, :len(ids)] = ids
+        return out
 
     def _lexicon_features(self, texts: list[str]) -> np.ndarray:
         from preprocessing.lexicons import LexiconFeaturizer
@@ -59,7 +96,7 @@ class ModelInputs:
 
     def save(self, directory: Path) -> None:
         self.preprocessor.save(directory)
-        meta = {"inputs": list(self.input_names)}
+        meta = {"inputs": list(self.input_names), "context": self.context, "context_len": self.context_len}
         if self.lexicon_mean is not None:
             meta.update(mean=self.lexicon_mean.tolist(), std=self.lexicon_std.tolist())
         (directory / LEXICON_STATS).write_text(json.dumps(meta))
@@ -67,7 +104,10 @@ class ModelInputs:
     @classmethod
     def load(cls, directory: Path, data_dir: Path) -> "ModelInputs":
         meta = json.loads((directory / LEXICON_STATS).read_text())
-        inputs = cls(Preprocessor.load(directory), tuple(meta["inputs"]), data_dir)
+        context = meta.get("context", "none")
+        names = tuple(name for name in meta["inputs"] if name != "context")
+        inputs = cls(Preprocessor.load(directory), names, data_dir, context)
+        inputs.context_len = int(meta.get("context_len", 0))
         if "mean" in meta:
             inputs.lexicon_mean = np.asarray(meta["mean"], dtype="float32")
             inputs.lexicon_std = np.asarray(meta["std"], dtype="float32")
@@ -75,4 +115,5 @@ class ModelInputs:
 
     def describe(self) -> dict:
         return {"preprocess": asdict(self.preprocessor.config), "inputs": list(self.input_names),
-                "vocab_size": len(self.preprocessor.vocab), "max_len": self.preprocessor.max_len}
+                "vocab_size": len(self.preprocessor.vocab), "max_len": self.preprocessor.max_len,
+                **({"context": self.context, "context_len": self.context_len} if self.context != "none" else {})}

@@ -55,6 +55,13 @@ def classification_metrics(gold, predicted, num_classes: int = 2) -> dict:
     return result
 
 
+def summary_stats(values) -> dict:
+    """Mean, sample standard deviation and the values: how every result aggregates seeds."""
+    values = [float(v) for v in values]
+    return {"mean": float(np.mean(values)), "std": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
+            "values": values}
+
+
 def best_threshold(gold, positive_probability, grid: np.ndarray | None = None) -> float:
     """The threshold maximising sarcastic-class F1 (used on VALIDATION data only)."""
     grid = np.round(np.arange(0.05, 0.951, 0.01), 2) if grid is None else grid

@@ -6,7 +6,7 @@ the test split is only ever touched after model selection is finished.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from preprocessing.errors import IsarcasmError
@@ -14,6 +14,14 @@ from preprocessing.records import Dataset, Record
 
 SELECTIONS = ("best", "last")
 CLASS_WEIGHTS = ("none", "balanced")
+#: Dialogue context read beside the text: none, the last turn, or all turns (see inputs.context_text).
+CONTEXTS = ("none", "last", "all")
+
+
+def _added_later(default):
+    """A field added after runs were first stored: at its default it is left out
+    of the configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid."""
+    return field(default=default, metadata={"added_later": True})
 
 
 @dataclass(frozen=True)
@@ -37,27 +45,39 @@ class TrainConfig:
     class_weight: str = "none"
     # Cap on training examples (used by --quick smoke runs only).
     max_train: int | None = None
+    # Dialogue context encoded beside the text (models reading tokens only; see baselines.registry).
+    context: str = _added_later("none")
 
     def __post_init__(self):
         if self.selection not in SELECTIONS:
             raise IsarcasmError(f"unknown selection '{self.selection}' (use one of: {', '.join(SELECTIONS)})")
         if self.class_weight not in CLASS_WEIGHTS:
             raise IsarcasmError(f"unknown class weight '{self.class_weight}' (use one of: {', '.join(CLASS_WEIGHTS)})")
+        if self.context not in CONTEXTS:
+            raise IsarcasmError(f"unknown context '{self.context}' (use one of: {', '.join(CONTEXTS)})")
         if not 0 < self.validation_fraction < 1:
             raise IsarcasmError(f"validation fraction must be between 0 and 1, got {self.validation_fraction}")
         if self.epochs < 1 or self.batch_size < 1:
             raise IsarcasmError("epochs and batch size must be positive")
 
+    def identity(self) -> dict:
+        """The settings that identify a run (its config.json and hash): every field
+        except those added later that are still at their default."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not (f.metadata.get("added_later") and getattr(self, f.name) == f.default)}
 
-    def variant(self) -> str:
-        """How this differs from the paper's protocol, as a name suffix ('' when faithful).
+    def variant(self, protocol: "TrainConfig | None" = None) -> str:
+        """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same).
 
         Runs and results of a variant live under ``<experiment>-<variant>`` so
-        they are never mixed with (or overwrite) the faithful numbers.
+        they are never mixed with (or overwrite) the faithful numbers.  An
+        experiment file may set its own protocol (e.g. word2vec vectors for
+        Chinese), which its faithful runs then follow.
         """
+        protocol = protocol or TrainConfig()
         if self.epochs == QUICK["epochs"] and self.max_train == QUICK["max_train"]:
-            return "-".join(["quick", *changed_fields(self, replace(TrainConfig(), **QUICK))])
-        return "-".join(changed_fields(self, TrainConfig()))
+            return "-".join(["quick", *changed_fields(self, replace(protocol, **QUICK))])
+        return "-".join(changed_fields(self, protocol))
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

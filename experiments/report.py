@@ -60,6 +60,7 @@ def markdown_report(result: dict) -> str:
             f1 = variant["metrics"]["f1_sarcastic"]
             thresholds = ", ".join(f"{t:.2f}" for t in variant["thresholds"])
             lines.append(f"| {cell['corpus']} | {cell['model']} | {thresholds} | {f1['mean']:.3f} ± {f1['std']:.3f} |")
+    lines += operating_point_section(result["cells"])
     if flagged:
         lines += ["", f"## Cells more than {FLAG} from the iSarcasm implementation (⚑)", ""]
         for cell, metric, delta in flagged:
@@ -70,6 +71,26 @@ def markdown_report(result: dict) -> str:
     lines += ["", f"Metrics are scikit-learn's; see `results/{result['experiment']}.json` for every seed's value "
               f"and the run directories (config, predictions, history, model)."]
     return "\n".join(lines) + "\n"
+
+
+def operating_point_section(cells: list[dict]) -> list[str]:
+    """The operating-point table (see :mod:`experiments.operating_point`) of the cells that have one."""
+    rows = [c for c in cells if c.get("operating_point")]
+    if not rows:
+        return []
+    lines = ["", "## Operating point and ranking (test split)", "",
+             "Sarcastic share: of the test texts. Predicted sarcastic: share the model labels sarcastic at the "
+             "decision threshold. AP: average precision of P(sarcastic), which no threshold changes (chance = the "
+             "sarcastic share). All-sarcastic F1: the sarcastic-class F1 of labelling every text sarcastic.", "",
+             "| corpus | model | sarcastic share | predicted sarcastic (mean ± std) | AP (mean ± std) | "
+             "all-sarcastic F1 |", "|---|---|---|---|---|---|"]
+    for cell in rows:
+        point = cell["operating_point"]
+        rate, ap = point["predicted_positive_rate"], point["average_precision"]
+        lines.append(f"| {cell['corpus']} | {cell['model']} | {point['positive_share']:.3f} | "
+                     f"{rate['mean']:.3f} ± {rate['std']:.3f} | {ap['mean']:.3f} ± {ap['std']:.3f} | "
+                     f"{point['all_sarcastic_f1']:.3f} |")
+    return lines
 
 
 def duration(seconds: float) -> str:

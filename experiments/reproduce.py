@@ -12,7 +12,6 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
@@ -21,7 +20,8 @@ from preprocessing.pipeline import PreprocessConfig
 from . import provenance
 from .experiment import Cell, Experiment
 from .human import manual_labelling_metrics
-from .metrics import METRICS
+from .metrics import METRICS, summary_stats
+from .operating_point import operating_point
 from .protocol import QUICK, TrainConfig
 from .report import markdown_report
 from .store import run_dir, write_result_files
@@ -39,7 +39,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     """
     if quick:
         train = replace(train, **QUICK)
-    variant = train.variant()
+    variant = train.variant(experiment.protocol())
     name = "-".join(filter(None, [experiment.name, variant]))
     started = time.time()
     datasets: dict[str, object] = {}
@@ -63,6 +63,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
                                   verbose=verbose, tensorboard=tensorboard))
             progress.update()
         summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+        summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
         cells.append(summary)
         tqdm.write(_one_line(summary, skipped=sum(r.skipped for r in runs)))
     progress.close()
@@ -85,11 +86,6 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
 
 def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: list[int]) -> dict:
     """Mean, sample std and per-seed values of every metric (faithful threshold; tuned kept apart)."""
-    def stats(values):
-        values = [float(v) for v in values]
-        return {"mean": float(np.mean(values)), "std": float(np.std(values, ddof=1)) if len(values) > 1 else 0.0,
-                "values": values}
-
     test = [m["test"] if "test" in m else m for m in metrics]
     summary = {
         "corpus": corpus_label(cell.corpus),
@@ -98,7 +94,7 @@ def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: l
         "seeds": seeds,
         "runs": directories,
         "references": [vars(r) for r in cell.references],
-        "metrics": {k: stats([t[k] for t in test]) for k in METRICS if k in test[0]},
+        "metrics": {k: summary_stats([t[k] for t in test]) for k in METRICS if k in test[0]},
         "selected_epochs": [m.get("selected_epoch") for m in metrics if "selected_epoch" in m],
         "train_seconds": [m.get("train_seconds", 0.0) for m in metrics],
     }
@@ -106,7 +102,7 @@ def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: l
     if tuned:
         summary["tuned_threshold_variant"] = {
             "thresholds": [m["tuned_threshold"] for m in metrics],
-            "metrics": {k: stats([t[k] for t in tuned]) for k in METRICS if k in tuned[0]},
+            "metrics": {k: summary_stats([t[k] for t in tuned]) for k in METRICS if k in tuned[0]},
         }
     return summary
 

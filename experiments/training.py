@@ -59,7 +59,7 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         "corpus": dataset.name,
         "model": model,
         "seed": seed,
-        "train": asdict(train),
+        "train": train.identity(),
         "preprocess": asdict(preprocess),
         "data_sha256": provenance.checksums(data_files(dataset.name, data_dir, train)),
         "splits": {"train": len(splits.train), "validation": len(splits.validation), "test": len(splits.test),
@@ -127,8 +127,11 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     texts = {name: [r.text for r in records] for name, records in
              (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
     extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
-    inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], data_dir, extra_texts=extra)
-    x = {name: inputs.build(t) for name, t in texts.items()}
+    contexts = {name: [r.context for r in records] for name, records in
+                (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
+    inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], data_dir, extra_texts=extra,
+                             context=train.context, train_contexts=contexts["train"])
+    x = {name: inputs.build(t, contexts[name]) for name, t in texts.items()}
     num_classes = len(dataset.label_names)
     y = {name: [r.label for r in records] for name, records in
          (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
@@ -137,7 +140,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
     model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes,
-                               lexicon_dim=inputs.lexicon_dim)
+                               lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len)
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate),
                     loss="categorical_crossentropy", metrics=[selection_metric(num_classes)])

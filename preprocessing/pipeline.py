@@ -118,20 +118,25 @@ class Preprocessor:
             self._tokenizer = NormalisingTokenizer(self.config)
         return self._tokenizer(texts)
 
-    def fit(self, train_texts: Iterable[str], extra_texts: Iterable[str] | None = None) -> "Preprocessor":
+    def fit(self, train_texts: Iterable[str], extra_texts: Iterable[str] | None = None,
+            context_texts: Iterable[str] = ()) -> "Preprocessor":
         """Build the vocabulary and ``max_len`` from ``train_texts``.
 
         ``extra_texts`` (the other splits) are only read when ``unk_scope`` is
         ``"corpus"``: then a token counts as rare from its frequency in the whole
         corpus, as the paper's text says; by default test tokens are never seen.
+        ``context_texts``, the training texts' dialogue context, count towards
+        the vocabulary but not towards ``max_len``.
         """
-        return self.fit_tokens(self.tokenize(train_texts), self._extra_tokens(extra_texts))
+        return self.fit_tokens(self.tokenize(train_texts), self._extra_tokens(extra_texts),
+                               self.tokenize(context_texts))
 
-    def fit_tokens(self, train_tokens: list[list[str]], extra_tokens: list[list[str]] = ()) -> "Preprocessor":
+    def fit_tokens(self, train_tokens: list[list[str]], extra_tokens: list[list[str]] = (),
+                   context_tokens: list[list[str]] = ()) -> "Preprocessor":
         """:meth:`fit` for texts already passed through :meth:`tokenize`."""
         if not train_tokens:
             raise IsarcasmError("cannot fit the preprocessing on an empty training split")
-        train_counts = Counter(chain.from_iterable(train_tokens))
+        train_counts = Counter(chain.from_iterable(chain(train_tokens, context_tokens)))
         scope = None
         if self.config.unk_scope == "corpus":
             scope = train_counts + Counter(chain.from_iterable(extra_tokens))

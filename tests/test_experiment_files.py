@@ -1,6 +1,10 @@
 """Experiment files: the shipped tables load, select, and bad files fail clearly."""
-import pytest
+from dataclasses import replace
 
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli import main
 from experiments.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
 
@@ -35,6 +39,8 @@ def test_select_filters_and_rejects_unknown_names():
     ("[[cells]]\ncorpus = 'riloff'\n", "needs both"),
     ("[[cells]]\ncorpus='a'\nmodel='b'\nisarcasm_impl = { f2 = 0.5 }\n", "unknown metric"),
     ("[[cells]\n", "not a valid TOML"),
+    ("[train]\nepoch = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) epoch"),
+    ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n", "\\[train\\]: unknown context"),
 ])
 def test_bad_experiment_files_fail_with_the_reason(tmp_path, content, message):
     path = tmp_path / "exp.toml"
@@ -46,3 +52,32 @@ def test_bad_experiment_files_fail_with_the_reason(tmp_path, content, message):
 def test_unknown_experiment_name_lists_the_known_ones():
     with pytest.raises(IsarcasmError, match="table6, table7"):
         load_experiment("table8")
+
+
+def test_multilingual_uses_word2vec_as_its_protocol_and_names_variants_against_it():
+    ml = load_experiment("multilingual")
+    assert {c.corpus for c in ml.cells} == {"tosarcasm", "kocosa"}
+    assert "dense-lstm" not in {c.model for c in ml.cells}
+    protocol = ml.protocol()
+    assert protocol.embeddings == "word2vec" and protocol.epochs == 30
+    assert protocol.variant(protocol) == ""
+    assert replace(protocol, context="all").variant(protocol) == "context-all"
+    assert replace(protocol, embeddings="glove").variant(protocol) == "embeddings-glove"
+    assert ml.select(corpora=["kocosa"]).protocol() == protocol
+
+
+def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake_run(spec, data_dir, runs_root, results_root, seeds, train, **kwargs):
+        seen["train"] = train
+        (results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
+        (results_root / "x.md").write_text("report")
+        return {"experiment": "x"}
+
+    monkeypatch.setattr("experiments.reproduce.run_experiment", fake_run)
+    for extra, embeddings in (([], "word2vec"), (["--embeddings", "random"], "random")):
+        result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "multilingual", "--seeds", "1",
+                                           "--results-dir", str(tmp_path / "res"), *extra])
+        assert result.exit_code == 0, result.output
+        assert seen["train"].embeddings == embeddings

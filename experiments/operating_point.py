@@ -1,0 +1,42 @@
+"""Where a binary cell's decision threshold puts it, and how well it ranks.
+
+A sarcastic-class F1 far from a published one has two possible causes that
+one number cannot tell apart: the model ranks sarcastic texts no better
+(ranking), or it ranks them as well but threshold 0.5 makes it predict
+"sarcastic" more or less often (operating point), which trades precision for
+recall.  The report therefore shows, for every binary cell, the share of
+sarcastic texts in the test split, the share the model predicts sarcastic,
+the threshold-free average precision, and the F1 of the trivial classifier
+that calls every text sarcastic, all computed from the runs' own
+``predictions.tsv``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import average_precision_score
+
+from .metrics import summary_stats
+from .significance import read_predictions
+
+
+def all_sarcastic_f1(positive_share: float) -> float:
+    """Sarcastic-class F1 of predicting every text sarcastic: precision is the share, recall 1."""
+    return 2 * positive_share / (1 + positive_share) if positive_share else 0.0
+
+
+def operating_point(run_dirs: list[Path], threshold: float = 0.5) -> dict | None:
+    """The cell's operating-point figures over its runs, or ``None`` for a multi-class cell or no runs."""
+    predictions = [read_predictions(Path(d) / "predictions.tsv") for d in run_dirs]
+    if not predictions or predictions[0].probabilities.shape[1] != 2:
+        return None
+    share = float(np.mean(predictions[0].gold == 1))
+    return {
+        "threshold": threshold,
+        "positive_share": share,
+        "all_sarcastic_f1": all_sarcastic_f1(share),
+        "predicted_positive_rate": summary_stats([np.mean(p.labels(threshold) == 1) for p in predictions]),
+        "average_precision": summary_stats([average_precision_score(p.gold, p.probabilities[:, 1])
+                                            for p in predictions]),
+    }

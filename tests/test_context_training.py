@@ -1,0 +1,72 @@
+"""--context end to end on a toy corpus whose label is only in the context turn."""
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from toy_corpus import write_corpus
+
+from experiments.inference import evaluate_run, load_run
+from experiments.inputs import ModelInputs, context_text
+from experiments.protocol import TrainConfig
+from experiments.training import train_run
+from preprocessing.corpora import load_corpus
+from preprocessing.errors import IsarcasmError
+from preprocessing.pipeline import PreprocessConfig
+
+FAST = TrainConfig(epochs=8, batch_size=32, learning_rate=0.01, embeddings="random")
+
+
+@pytest.fixture(scope="module")
+def dialogue(tmp_path_factory):
+    """The toy corpus with uninformative texts; the turn before each says whether it is sarcastic."""
+    path = write_corpus(tmp_path_factory.mktemp("data") / "toy.csv")
+    dataset = load_corpus(str(path), path.parent, split_col="split")
+    rng = random.Random(5)
+    words = "movie weather monday traffic coffee exam train meeting".split()
+    records = [replace(r, text=" ".join(rng.choice(words) for _ in range(5)),
+                       context=("hello there", "oh i just love waiting" if r.label else "thanks for the help"))
+               for r in dataset.records]
+    return replace(dataset, records=records), path.parent
+
+
+def test_context_text_takes_the_last_turn_or_all_of_them():
+    assert context_text(("a b", "c"), "last") == "c"
+    assert context_text(("a b", "c"), "all") == "a b c"
+    assert context_text((), "last") == context_text((), "all") == ""
+
+
+def test_a_context_run_reads_the_context_and_the_text_alone_cannot(dialogue, tmp_path):
+    dataset, data_dir = dialogue
+    with_context = train_run(dataset, "cnn", 0, tmp_path / "last", data_dir, replace(FAST, context="last"), verbose=0)
+    alone = train_run(dataset, "cnn", 0, tmp_path / "none", data_dir, FAST, verbose=0)
+    assert with_context.metrics["test"]["f1_sarcastic"] >= 0.9
+    assert alone.metrics["test"]["f1_sarcastic"] < 0.6
+
+    run = load_run(with_context.directory, data_dir)
+    assert run.inputs.context == "last" and run.inputs.context_len >= 5
+    assert set(run.model.input) == {"tokens", "context"}
+    evaluation = evaluate_run(run, dataset, force=True)
+    assert evaluation["test"]["f1_sarcastic"] == pytest.approx(with_context.metrics["test"]["f1_sarcastic"])
+
+
+def test_context_words_join_the_vocabulary_and_missing_contexts_are_padding(tmp_path):
+    texts, contexts = ["good day", "good night"] * 2, [("what a surprise",), ("what a surprise",)] * 2
+    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens",), texts, tmp_path, context="all",
+                             train_contexts=contexts)
+    assert "surprise" in inputs.preprocessor.vocab and inputs.preprocessor.max_len == 2
+    assert inputs.context_len == 3
+    built = inputs.build(["good day"], None)
+    assert built["context"].tolist() == [[0, 0, 0]]
+    inputs.save(tmp_path)
+    loaded = ModelInputs.load(tmp_path, tmp_path)
+    assert (loaded.context, loaded.context_len, loaded.input_names) == ("all", 3, ("tokens", "context"))
+    np.testing.assert_array_equal(loaded.build(texts, contexts)["context"], inputs.build(texts, contexts)["context"])
+
+
+def test_the_context_option_is_a_named_variant_and_old_runs_keep_their_hash():
+    assert "context" not in TrainConfig().identity()
+    assert TrainConfig(context="all").identity()["context"] == "all"
+    assert TrainConfig(context="all").variant() == "context-all"
+    with pytest.raises(IsarcasmError, match="unknown context 'both'"):
+        TrainConfig(context="both")
