@@ -74,7 +74,8 @@ def check_matrix(matrix: np.ndarray | None, config: ModelConfig) -> None:
 
 
 def classifier_heads(features, config: ModelConfig):
-    """Dropout, then a softmax over ``num_classes`` (P(sarcastic) = [:, 1] for binary).
+    """Dropout, then a softmax over ``num_classes`` (P(sarcastic) = [:, 1] for binary),
+    or one sigmoid per label for a multi-label task.
 
     With auxiliary heads (multi-task training) the model returns a dict: the
     main output under ``"label"`` and one softmax per auxiliary task, all on the
@@ -83,6 +84,7 @@ def classifier_heads(features, config: ModelConfig):
     if config.dropout:
         features = layers.Dropout(config.dropout, name="dropout")(features)
     heads = {MAIN_OUTPUT: config.num_classes, **config.aux_heads}
-    outputs = {name: layers.Dense(classes, activation="softmax", name=name)(features)
-               for name, classes in heads.items()}
+    outputs = {name: layers.Dense(classes, name=name,
+                                  activation="sigmoid" if config.multi_label and name == MAIN_OUTPUT else "softmax")
+               (features) for name, classes in heads.items()}
     return outputs[MAIN_OUTPUT] if len(outputs) == 1 else outputs

@@ -22,6 +22,8 @@ class ModelConfig:
     max_len: int
     embedding_dim: int = 100
     num_classes: int = 2
+    #: Independent sigmoid outputs (one per label, several may be on) instead of a softmax.
+    multi_label: bool = False
     trainable_embeddings: bool = True
     #: LSTM units, and the size of the dense/ReLU projections (all 100 in the paper).
     hidden: int = 100

@@ -67,6 +67,8 @@ def list_corpora(ctx: click.Context, as_json: bool) -> None:
         sizes = [f"{s['splits'][c]['records']:,}" if c in s["splits"] else "" for c in columns]
         if not s["available"]:
             balance = ""
+        elif s["multi_label"]:
+            balance = f"{s['classes']} labels, multi-label"
         elif s["classes"] > 2:
             balance = f"{s['classes']} classes"
         else:
@@ -81,7 +83,8 @@ def list_corpora(ctx: click.Context, as_json: bool) -> None:
 
 
 def _summary(spec: CorpusSpec, directory: Path) -> dict:
-    summary = {"name": spec.name, "language": spec.language, "classes": len(spec.label_names)}
+    summary = {"name": spec.name, "language": spec.language, "classes": len(spec.label_names),
+               "multi_label": spec.multi_label}
     try:
         with _reader_warnings_hidden():
             dataset = load_corpus(spec.name, directory)
@@ -90,7 +93,7 @@ def _summary(spec: CorpusSpec, directory: Path) -> dict:
     splits = {}
     for split in dataset.splits:
         counts = dataset.label_counts(split)
-        total = sum(counts.values())
+        total = len(dataset.split(split))
         splits[split] = {"records": total, "labels": {n: counts.get(i, 0) for i, n in enumerate(spec.label_names)}}
         if spec.is_binary:
             splits[split]["sarcastic_pct"] = round(100 * counts.get(1, 0) / total, 1)

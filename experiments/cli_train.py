@@ -112,7 +112,9 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
 def _summary(test: dict) -> str:
     parts = [f"{k.replace('_sarcastic', '')} {test[k]:.3f}" for k in
              ("precision_sarcastic", "recall_sarcastic", "f1_sarcastic") if k in test]
-    parts += [f"macro-F1 {test['f1_macro']:.3f}", f"accuracy {test['accuracy']:.3f}"]
+    parts += [f"macro-F1 {test['f1_macro']:.3f}",
+              *([f"micro-F1 {test['f1_micro']:.3f}", f"exact-match accuracy {test['accuracy']:.3f}"]
+                if "f1_samples" in test else [f"accuracy {test['accuracy']:.3f}"])]
     return "test (sarcastic class): " + ", ".join(parts) if "f1_sarcastic" in test else "test: " + ", ".join(parts)
 
 
@@ -155,17 +157,13 @@ def predict(ctx, run_directory, texts, input_file, as_json):
         texts += [line for line in read_text(Path(input_file)).splitlines() if line.strip()]
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
-    from .metrics import predict_labels
-
     run = load_run(Path(run_directory), data_dir(ctx))
     probabilities = run.probabilities(texts)
-    threshold = run.config["train"]["threshold"]
-    labels = predict_labels(probabilities, threshold)
-    rows = [{"text": t, "label": run.label_names[int(k)], "probabilities": dict(zip(run.label_names, map(float, p)))}
-            for t, k, p in zip(texts, labels, probabilities)]
+    rows = [{"text": t, "label": label, "probabilities": dict(zip(run.label_names, map(float, p)))}
+            for t, label, p in zip(texts, run.labels(probabilities), probabilities)]
     if as_json:
         echo_json(rows)
         return
-    for row in rows:
-        best = row["probabilities"][row["label"]]
-        click.echo(f"{row['label']}\t{best:.3f}\t{row['text']}")
+    for row, p in zip(rows, probabilities):
+        shown = row["probabilities"].get(row["label"], p.max())  # multi-label: the most probable label's
+        click.echo(f"{row['label']}\t{shown:.3f}\t{row['text']}")

@@ -14,9 +14,9 @@ from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
 
 from .inputs import ModelInputs
-from .metrics import classification_metrics, predict_labels
+from .metrics import predict_labels, score
 from .store import read_json, write_json, write_text
-from .training import predictions_tsv
+from .training import predictions_tsv, targets
 
 
 @dataclass
@@ -29,6 +29,18 @@ class TrainedRun:
     @property
     def label_names(self) -> list[str]:
         return self.config["label_names"]
+
+    @property
+    def multi_label(self) -> bool:
+        return bool(self.config["model_config"].get("multi_label", False))
+
+    def labels(self, probabilities: np.ndarray, threshold: float | None = None) -> list[str]:
+        """The predicted label of each row; a multi-label run joins every label reaching the threshold with '|'."""
+        threshold = self.config["train"]["threshold"] if threshold is None else threshold
+        if self.multi_label:
+            return ["|".join(n for n, p in zip(self.label_names, row) if p >= threshold) or "(none)"
+                    for row in probabilities]
+        return [self.label_names[int(k)] for k in predict_labels(probabilities, threshold)]
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> np.ndarray:
         """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty."""
@@ -59,9 +71,11 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
     The per-example predictions are saved beside the metrics (same columns as
     the run's predictions.tsv), so paired significance tests can use them.
     """
-    if len(dataset.label_names) != len(run.label_names):
-        raise IsarcasmError(f"run {run.directory} predicts {len(run.label_names)} classes but corpus "
-                            f"'{dataset.name}' has {len(dataset.label_names)}")
+    if len(dataset.label_names) != len(run.label_names) or dataset.multi_label != run.multi_label:
+        kind = {True: "multi-label", False: "single-label"}
+        raise IsarcasmError(f"run {run.directory} predicts {len(run.label_names)} {kind[run.multi_label]} classes "
+                            f"but corpus '{dataset.name}' has {len(dataset.label_names)} "
+                            f"{kind[dataset.multi_label]} ones")
     split = "test" if "test" in dataset.splits else dataset.splits[-1]
     records = dataset.split(split)
     if any(r.text is None for r in records):
@@ -71,15 +85,15 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
         return read_json(path)
     threshold = run.config["train"]["threshold"] if threshold is None else threshold
     probabilities = run.probabilities([r.text for r in records], [r.context for r in records])
+    gold = targets(dataset, records)
     result = {
         "run": str(run.directory),
         "trained_on": run.config["corpus"],
         "corpus": dataset.name,
         "split": split,
         "threshold": threshold,
-        "test": classification_metrics([r.label for r in records], predict_labels(probabilities, threshold),
-                                       len(dataset.label_names)),
+        "test": score(gold, probabilities, threshold, dataset.multi_label),
     }
-    write_text(predictions_path, predictions_tsv(records, probabilities))
+    write_text(predictions_path, predictions_tsv(records, gold, probabilities, dataset.multi_label))
     write_json(path, result)
     return result

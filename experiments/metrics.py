@@ -16,7 +16,7 @@ from sklearn.metrics import (
 )
 
 # The metric names a table cell may compare against.
-METRICS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "f1_weighted",
+METRICS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "f1_weighted", "f1_micro",
            "accuracy", "balanced_accuracy")
 
 
@@ -53,6 +53,34 @@ def classification_metrics(gold, predicted, num_classes: int = 2) -> dict:
             precision_sarcastic=float(precision[1]), recall_sarcastic=float(recall[1]), f1_sarcastic=float(f1[1])
         )
     return result
+
+
+def multilabel_metrics(gold, predicted) -> dict:
+    """Metrics of multi-hot predictions (iSarcasmEval task B's official one is macro-F1 over labels).
+
+    ``accuracy`` is the share of texts whose whole label set is right (subset accuracy).
+    """
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    precision, recall, f1, support = precision_recall_fscore_support(gold, predicted, zero_division=0)
+    return {
+        "n": int(len(gold)),
+        "accuracy": float(accuracy_score(gold, predicted)),
+        **{f"f1_{average}": float(f1_score(gold, predicted, average=average, zero_division=0))
+           for average in ("macro", "micro", "weighted", "samples")},
+        "per_class": {str(k): {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(n)}
+                      for k, (p, r, f, n) in enumerate(zip(precision, recall, f1, support))},
+    }
+
+
+def score(targets: np.ndarray, probabilities: np.ndarray, threshold: float, multi_label: bool) -> dict:
+    """Metrics of a prediction set from its gold ``targets`` (one-hot, or multi-hot for multi-label).
+
+    Multi-label: every label whose probability reaches ``threshold`` is predicted.
+    """
+    targets, probabilities = np.asarray(targets), np.asarray(probabilities)
+    if multi_label:
+        return multilabel_metrics(targets.astype(int), (probabilities >= threshold).astype(int))
+    return classification_metrics(targets.argmax(axis=1), predict_labels(probabilities, threshold), targets.shape[1])
 
 
 def summary_stats(values) -> dict:

@@ -116,12 +116,9 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
     drawn, positive_rate = 0, None
     for cell in cells:
         runs = _runs(cell)
-        if not runs:
-            continue
+        if not runs or "f1_sarcastic" not in cell["metrics"]:
+            continue  # a curve needs one positive class: binary cells only
         predictions = [read_predictions(r / "predictions.tsv") for r in runs]
-        if predictions[0].probabilities.shape[1] != 2:
-            plt.close(figure)
-            return None  # multi-class: no single positive class to draw
         scores = [average_precision_score(p.gold, p.probabilities[:, 1]) for p in predictions]
         first = predictions[0]
         precision, recall, _ = precision_recall_curve(first.gold, first.probabilities[:, 1])
@@ -147,9 +144,9 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
 def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, the test confusion matrix averaged over seeds; colour = share of the true class's examples."""
     plt = _pyplot()
-    cells = [c for c in cells if _runs(c)]
+    cells = [c for c in cells if _runs(c) and "confusion_matrix" in read_json(_runs(c)[0] / "metrics.json")["test"]]
     if not cells:
-        return None
+        return None  # none, or multi-label cells only (they have per-label scores instead)
     columns = min(4, len(cells))
     rows = -(-len(cells) // columns)
     figure, axes = plt.subplots(rows, columns, figsize=(3.0 * columns + 0.6, 3.0 * rows + 0.4), squeeze=False)
@@ -164,7 +161,8 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
             axis.text(j, i, f"{count:.0f}\n{shares[i, j]:.0%}", ha="center", va="center", fontsize=8,
                       color="white" if shares[i, j] > 0.6 else "black")
         short = [n.replace("not_sarcastic", "not sarc.").replace("sarcastic", "sarc.") for n in names]
-        axis.set_xticks(range(len(names)), short, fontsize=8)
+        axis.set_xticks(range(len(names)), short, fontsize=8, rotation=40 if len(names) > 2 else 0,
+                        ha="right" if len(names) > 2 else "center")
         axis.set_yticks(range(len(names)), short if index % columns == 0 else [], fontsize=8)
         axis.set_xlabel("predicted", fontsize=8)
         if index % columns == 0:

@@ -60,7 +60,7 @@ def markdown_report(result: dict) -> str:
             f1 = variant["metrics"]["f1_sarcastic"]
             thresholds = ", ".join(f"{t:.2f}" for t in variant["thresholds"])
             lines.append(f"| {cell['corpus']} | {cell['model']} | {thresholds} | {f1['mean']:.3f} ± {f1['std']:.3f} |")
-    lines += operating_point_section(result["cells"])
+    lines += operating_point_section(result["cells"]) + per_class_section(result["cells"])
     if flagged:
         lines += ["", f"## Cells more than {FLAG} from the iSarcasm implementation (⚑)", ""]
         for cell, metric, delta in flagged:
@@ -90,6 +90,20 @@ def operating_point_section(cells: list[dict]) -> list[str]:
         lines.append(f"| {cell['corpus']} | {cell['model']} | {point['positive_share']:.3f} | "
                      f"{rate['mean']:.3f} ± {rate['std']:.3f} | {ap['mean']:.3f} ± {ap['std']:.3f} | "
                      f"{point['all_sarcastic_f1']:.3f} |")
+    return lines
+
+
+def per_class_section(cells: list[dict]) -> list[str]:
+    """Test F1 of every class or label of the multi-class and multi-label cells."""
+    rows = [c for c in cells if c.get("per_class")]
+    if not rows:
+        return []
+    lines = ["", "## Per-class F1 (test split)", "", "| corpus | model | class | support | F1 (mean ± std) |",
+             "|---|---|---|---|---|"]
+    for cell in rows:
+        for name, stats in cell["per_class"].items():
+            lines.append(f"| {cell['corpus']} | {cell['model']} | {name} | {stats['support']} | "
+                         f"{stats['mean']:.3f} ± {stats['std']:.3f} |")
     return lines
 
 

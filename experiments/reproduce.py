@@ -63,7 +63,10 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
                                   verbose=verbose, tensorboard=tensorboard))
             progress.update()
         summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
-        summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
+        if dataset.is_binary:
+            summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
+        else:
+            summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs])
         cells.append(summary)
         tqdm.write(_one_line(summary, skipped=sum(r.skipped for r in runs)))
     progress.close()
@@ -105,6 +108,13 @@ def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: l
             "metrics": {k: summary_stats([t[k] for t in tuned]) for k in METRICS if k in tuned[0]},
         }
     return summary
+
+
+def per_class_f1(label_names: tuple[str, ...], tests: list[dict]) -> dict:
+    """Each class's (or label's) test F1 over the seeds, with its test support."""
+    return {name: {**summary_stats([t["per_class"][str(k)]["f1"] for t in tests]),
+                   "support": tests[0]["per_class"][str(k)]["support"]}
+            for k, name in enumerate(label_names)}
 
 
 def _one_line(cell: dict, skipped: int) -> str:

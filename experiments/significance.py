@@ -65,6 +65,8 @@ def read_predictions(path: Path) -> Predictions:
     except FileNotFoundError:
         raise IsarcasmError(f"{path} not found (a finished run has predictions.tsv)") from None
     header = lines[0].split("\t") if lines else []
+    if header[1:2] == ["gold_labels"]:
+        raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
     if header[:2] != ["id", "gold"] or len(header) < 4:
         raise DataError.at(path, 1, "expected the header id, gold, prob_0, prob_1, ...")
     ids, gold, probabilities = [], [], []

@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 
 from preprocessing.corpora import CORPORA, is_file_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset, Record
 
 from . import provenance
 from .inputs import ModelInputs
-from .metrics import best_threshold, classification_metrics, predict_labels
+from .metrics import best_threshold, score
 from .protocol import Splits, TrainConfig, make_splits
 from .store import RunWriter, completed, read_json, write_json, write_text
 
@@ -79,8 +80,12 @@ def set_determinism(seed: int) -> None:
         pass
 
 
-def one_hot(labels: list[int], num_classes: int) -> np.ndarray:
-    return np.eye(num_classes, dtype="float32")[np.asarray(labels)]
+def targets(dataset: Dataset, records: list[Record]) -> np.ndarray:
+    """The training targets: one-hot rows, or multi-hot rows for a multi-label corpus."""
+    out = np.zeros((len(records), len(dataset.label_names)), dtype="float32")
+    for row, record in enumerate(records):
+        out[row, list(dataset.labels_of(record))] = 1.0
+    return out
 
 
 def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir: Path,
@@ -132,27 +137,31 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], data_dir, extra_texts=extra,
                              context=train.context, train_contexts=contexts["train"])
     x = {name: inputs.build(t, contexts[name]) for name, t in texts.items()}
-    num_classes = len(dataset.label_names)
-    y = {name: [r.label for r in records] for name, records in
+    num_classes, multi_label = len(dataset.label_names), dataset.multi_label
+    if multi_label and train.class_weight != "none":
+        raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
+                            f"'{dataset.name}' is multi-label")
+    y = {name: targets(dataset, records) for name, records in
          (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
 
     vectors = initial_vectors(train.embeddings, data_dir, lambda: inputs.preprocessor.tokenize(texts["train"]), seed)
     matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
     model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
-                               embedding_dim=matrix.shape[1], num_classes=num_classes,
+                               embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
                                lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len)
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate),
-                    loss="categorical_crossentropy", metrics=[selection_metric(num_classes)])
+                    loss="binary_crossentropy" if multi_label else "categorical_crossentropy",
+                    metrics=[selection_metric(num_classes, multi_label)])
 
     keeper = KeepBestEpoch()
     callbacks = [keeper]
     if tensorboard:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(writer.directory.parent / "tensorboard" /
                                                                  writer.directory.name)))
-    weights = class_weights(y["train"], num_classes) if train.class_weight == "balanced" else None
-    history = network.fit(x["train"], one_hot(y["train"], num_classes), batch_size=train.batch_size,
-                          epochs=train.epochs, validation_data=(x["validation"], one_hot(y["validation"], num_classes)),
+    weights = class_weights(y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
+    history = network.fit(x["train"], y["train"], batch_size=train.batch_size,
+                          epochs=train.epochs, validation_data=(x["validation"], y["validation"]),
                           callbacks=callbacks, verbose=verbose, shuffle=True, class_weight=weights)
     if train.selection == "best":
         network.set_weights(keeper.weights)
@@ -167,16 +176,15 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
         "seed": seed,
         "selected_epoch": selected_epoch,
         "threshold": train.threshold,
-        **{name: classification_metrics(y[name], predict_labels(probabilities[name], train.threshold), num_classes)
+        **{name: score(y[name], probabilities[name], train.threshold, multi_label)
            for name in ("validation", "test")},
         "embedding_coverage": str(coverage),
         "train_seconds": round(time.time() - started, 1),
     }
-    if train.tune_threshold and num_classes == 2:
-        tuned = best_threshold(np.asarray(y["validation"]), probabilities["validation"][:, 1])
+    if train.tune_threshold and dataset.is_binary:
+        tuned = best_threshold(y["validation"].argmax(axis=1), probabilities["validation"][:, 1])
         metrics["tuned_threshold"] = tuned
-        metrics["test_tuned_threshold"] = classification_metrics(
-            y["test"], predict_labels(probabilities["test"], tuned), num_classes)
+        metrics["test_tuned_threshold"] = score(y["test"], probabilities["test"], tuned, multi_label=False)
 
     full_config = {
         **config,
@@ -191,7 +199,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     }
     write_json(writer.path("config.json"), full_config)
     write_text(writer.path("history.csv"), history_csv(history.history))
-    write_text(writer.path("predictions.tsv"), predictions_tsv(splits.test, probabilities["test"]))
+    write_text(writer.path("predictions.tsv"), predictions_tsv(splits.test, y["test"], probabilities["test"], multi_label))
     inputs.save(writer.staging)
     network.save(writer.path("model.keras"))
     write_json(writer.path("metrics.json"), metrics)  # last: its presence marks the run finished
@@ -216,10 +224,15 @@ def history_csv(history: dict) -> str:
     return buffer.getvalue()
 
 
-def predictions_tsv(records: list[Record], probabilities: np.ndarray) -> str:
-    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary)."""
-    header = ["id", "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
+def predictions_tsv(records: list[Record], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
+    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary).
+
+    ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
+    second column is ``gold_labels``, the gold label indices joined by ``|``.
+    """
+    header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
     lines = ["\t".join(header)]
-    for record, row in zip(records, probabilities):
-        lines.append("\t".join([record.id, str(record.label), *(f"{p:.6f}" for p in row)]))
+    for record, target, row in zip(records, gold, probabilities):
+        labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
+        lines.append("\t".join([record.id, labels, *(f"{p:.6f}" for p in row)]))
     return "\n".join(lines) + "\n"

@@ -71,6 +71,16 @@ CORPORA.add("isarcasmeval", CorpusSpec(
     notes="English; train with multi-label categories and rephrases, task A test with task B categories",
     reader=readers.read_isarcasmeval,
 ))
+CORPORA.add("isarcasmeval-b", CorpusSpec(
+    name="isarcasmeval-b",
+    files=CORPORA.get("isarcasmeval").files,
+    source="Abu Farha, Oprea, Wilson & Magdy, SemEval-2022 Task 6 (iabufarha/iSarcasmEval)",
+    licence="MIT (c) 2022 Ibrahim Abu Farha",
+    notes="English task B: the sarcastic tweets, each with one or more of six categories (multi-label)",
+    label_names=readers.ISE_CATEGORIES,
+    multi_label=True,
+    reader=readers.read_isarcasmeval_b,
+))
 
 # --- SemEval-2018 Task 3 -------------------------------------------------------------------------
 _SE18 = ("Cyvhee/SemEval2018-Task3", "313b94c080e78544d6504192c8a1d425f6b7d719")

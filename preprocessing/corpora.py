@@ -69,10 +69,12 @@ class CorpusSpec(DataPackage):
     label_names: tuple[str, ...] = BINARY_LABELS
     splits: tuple[str, ...] = ("train", "test")
     reader: Reader | None = None
+    #: Gold labels are each record's ``types`` (see :class:`records.Dataset`).
+    multi_label: bool = False
 
     @property
     def is_binary(self) -> bool:
-        return len(self.label_names) == 2
+        return len(self.label_names) == 2 and not self.multi_label
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,7 @@ def load_corpus(name: str, data_dir: Path, **options) -> Dataset:
         records=loaded.records,
         folds=loaded.folds,
         warnings=list(loaded.warnings),
+        multi_label=spec.multi_label,
     )
     return _validated(dataset)
 
@@ -186,7 +189,11 @@ def _validated(dataset: Dataset) -> Dataset:
         if r.id in seen:
             raise DataError(f"corpus '{dataset.name}': duplicate id {r.id!r}")
         seen.add(r.id)
-        if not 0 <= r.label < len(dataset.label_names):
+        if dataset.multi_label:
+            if not r.types or not set(r.types) <= set(dataset.label_names):
+                raise DataError(f"corpus '{dataset.name}': record {r.id!r} has labels {r.types}; expected one or "
+                                f"more of {dataset.label_names}")
+        elif not 0 <= r.label < len(dataset.label_names):
             raise DataError(
                 f"corpus '{dataset.name}': record {r.id!r} has label {r.label} outside {dataset.label_names}"
             )

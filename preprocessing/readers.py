@@ -140,7 +140,7 @@ def _read_id_texts(path: Path) -> dict[str, str]:
 
 # --- iSarcasmEval (SemEval-2022 Task 6) ----------------------------------------------------------
 
-_ISE_CATEGORIES = ("sarcasm", "irony", "satire", "understatement", "overstatement", "rhetorical_question")
+ISE_CATEGORIES = ("sarcasm", "irony", "satire", "understatement", "overstatement", "rhetorical_question")
 
 
 def read_isarcasmeval(data_dir: Path) -> Loaded:
@@ -152,12 +152,12 @@ def read_isarcasmeval(data_dir: Path) -> Loaded:
     folder = data_dir / "isarcasmeval"
     records, warnings = [], []
     train = folder / "train/train.En.csv"
-    for row_no, row in read_csv(train, ("", "tweet", "sarcastic", "rephrase", *_ISE_CATEGORIES)):
+    for row_no, row in read_csv(train, ("", "tweet", "sarcastic", "rephrase", *ISE_CATEGORIES)):
         label = parse_label(train, row_no, row["sarcastic"], _01)
         if not row["tweet"].strip():
             warnings.append(f"{train}:{row_no}: empty tweet (row index {row['']}) dropped")
             continue
-        types = tuple(c for c in _ISE_CATEGORIES if row[c].strip() in ("1", "1.0"))
+        types = tuple(c for c in ISE_CATEGORIES if row[c].strip() in ("1", "1.0"))
         records.append(Record(
             id=f"train-{_int(train, row_no, row[''], 'row index'):05d}", text=row["tweet"], label=label,
             split="train", types=types, rephrase=row["rephrase"] or None,
@@ -165,8 +165,8 @@ def read_isarcasmeval(data_dir: Path) -> Loaded:
 
     task_b = folder / "test/task_B_En_test.csv"
     categories = {
-        row["text"]: tuple(c for c in _ISE_CATEGORIES if row[c].strip() == "1")
-        for _, row in read_csv(task_b, ("text", *_ISE_CATEGORIES))
+        row["text"]: tuple(c for c in ISE_CATEGORIES if row[c].strip() == "1")
+        for _, row in read_csv(task_b, ("text", *ISE_CATEGORIES))
     }
     task_a = folder / "test/task_A_En_test.csv"
     for i, (row_no, row) in enumerate(read_csv(task_a, ("text", "sarcastic"))):
@@ -181,6 +181,12 @@ def read_isarcasmeval(data_dir: Path) -> Loaded:
         if duplicates:
             warnings.append(f"isarcasmeval {split}: {duplicates} duplicate text(s) kept as separate records")
     return _loaded(records, warnings=warnings)
+
+
+def read_isarcasmeval_b(data_dir: Path) -> Loaded:
+    """Task B: the sarcastic tweets of train and test, each with its categories (multi-label)."""
+    loaded = read_isarcasmeval(data_dir)
+    return _loaded([r for r in loaded.records if r.label == 1], warnings=loaded.warnings)
 
 
 # --- SemEval-2018 Task 3 -------------------------------------------------------------------------

@@ -43,6 +43,10 @@ class Dataset:
     records: list[Record]
     folds: tuple[Fold, ...] = ()
     warnings: list[str] = field(default_factory=list)
+    #: Multi-label corpora (iSarcasmEval task B): a record's gold labels are its
+    #: ``types`` (names in ``label_names``, one or more); ``label`` keeps the source's
+    #: binary label and is not the target.
+    multi_label: bool = False
 
     @property
     def splits(self) -> list[str]:
@@ -52,10 +56,17 @@ class Dataset:
     def split(self, name: str) -> list[Record]:
         return [r for r in self.records if r.split == name]
 
-    def label_counts(self, split: str | None = None) -> Counter:
-        rows = self.records if split is None else self.split(split)
-        return Counter(r.label for r in rows)
+    def labels_of(self, record: Record) -> tuple[int, ...]:
+        """A record's gold label indices: its label, or its types' for a multi-label corpus."""
+        if self.multi_label:
+            return tuple(self.label_names.index(t) for t in record.types)
+        return (record.label,)
+
+    def label_counts(self, split: str | None = None, rows: list[Record] | None = None) -> Counter:
+        """How often each label index is gold in a split (or in ``rows``); a multi-label record counts once per label."""
+        rows = rows if rows is not None else self.records if split is None else self.split(split)
+        return Counter(i for r in rows for i in self.labels_of(r))
 
     @property
     def is_binary(self) -> bool:
-        return len(self.label_names) == 2
+        return len(self.label_names) == 2 and not self.multi_label

@@ -27,7 +27,7 @@ def corpus_stats(dataset: Dataset) -> dict:
         "language": dataset.language,
         "label_names": list(dataset.label_names),
         "records": len(dataset.records),
-        "splits": {split: split_stats(rows, dataset.label_names) for split, rows in by_split.items()},
+        "splits": {split: split_stats(rows, dataset) for split, rows in by_split.items()},
         # distinct texts that occur in both splits of each pair (leakage between train and evaluation)
         "text_overlap": {f"{a}/{b}": len(texts[a] & texts[b]) for a, b in combinations(by_split, 2)},
         "folds": [fold_stats(dataset, i) for i in range(len(dataset.folds))],
@@ -35,8 +35,8 @@ def corpus_stats(dataset: Dataset) -> dict:
     }
 
 
-def split_stats(rows: list[Record], label_names: tuple[str, ...]) -> dict:
-    counts = Counter(r.label for r in rows)
+def split_stats(rows: list[Record], dataset: Dataset) -> dict:
+    counts, label_names = dataset.label_counts(rows=rows), dataset.label_names
     with_text = [r.text for r in rows if r.text is not None]
     stats = {
         "records": len(rows),
@@ -47,7 +47,7 @@ def split_stats(rows: list[Record], label_names: tuple[str, ...]) -> dict:
         "duplicate_texts": len(with_text) - len(set(with_text)),
         LENGTH_KEY: length_percentiles([len(t.split()) for t in with_text]),
     }
-    if len(label_names) == 2:
+    if dataset.is_binary:
         stats["sarcastic_pct"] = round(100 * counts.get(1, 0) / len(rows), 1) if rows else None
     return stats
 
@@ -61,8 +61,8 @@ def length_percentiles(lengths: list[int]) -> dict | None:
 
 def fold_stats(dataset: Dataset, index: int) -> dict:
     fold = dataset.folds[index]
-    labels = {r.id: r.label for r in dataset.records}
-    test_counts = Counter(labels[i] for i in fold.test_ids)
+    test_ids = set(fold.test_ids)
+    test_counts = dataset.label_counts(rows=[r for r in dataset.records if r.id in test_ids])
     return {
         "fold": index + 1,
         "train": len(fold.train_ids),

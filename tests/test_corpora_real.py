@@ -18,6 +18,10 @@ EXPECTED = {
     "isarcasm-ids": {"train": (3577, {0: 2958, 1: 619}), "test": (907, {0: 749, 1: 158})},
     # 3,468 train rows minus the empty tweet (row index 1062, labelled 0)
     "isarcasmeval": {"train": (3467, {0: 2600, 1: 867}), "test": (1400, {0: 1200, 1: 200})},
+    # task B: the sarcastic tweets; a tweet counts once under each of its categories
+    # (sarcasm, irony, satire, understatement, overstatement, rhetorical_question)
+    "isarcasmeval-b": {"train": (867, {0: 713, 1: 155, 2: 25, 3: 10, 4: 40, 5: 101}),
+                       "test": (200, {0: 180, 1: 20, 2: 49, 3: 1, 4: 10, 5: 11})},
     "semeval2018-a": {"train": (3834, {0: 1923, 1: 1911}), "test": (784, {0: 473, 1: 311})},
     "semeval2018-b": {"train": (3834, {0: 1923, 1: 1390, 2: 316, 3: 205}),
                       "test": (784, {0: 473, 1: 164, 2: 85, 3: 62})},
