@@ -34,6 +34,8 @@ class Cell:
     model: str
     references: tuple[Reference, ...] = ()
     note: str = ""
+    #: Run every official cross-validation fold of the corpus (MUStARD's five) instead of its splits.
+    folds: bool = False
 
     @property
     def key(self) -> str:
@@ -52,6 +54,8 @@ class Experiment:
     cells: tuple[Cell, ...] = field(default_factory=tuple)
     #: Training settings this experiment's protocol changes from the paper's (its ``[train]`` table).
     train: tuple[tuple[str, object], ...] = ()
+    #: Metrics the report shows for every cell, besides the references' and the F1s (``metrics = [...]``).
+    metrics: tuple[str, ...] = ()
 
     def protocol(self) -> TrainConfig:
         """The training settings of this experiment's faithful runs."""
@@ -67,7 +71,7 @@ class Experiment:
                                     f"(its {kind}s: {', '.join(sorted(present))})")
         cells = tuple(c for c in self.cells
                       if (not models or c.model in models) and (not corpora or c.corpus in corpora))
-        return Experiment(self.name, self.title, self.source, cells, self.train)
+        return Experiment(self.name, self.title, self.source, cells, self.train, self.metrics)
 
 
 def available() -> list[str]:
@@ -91,7 +95,8 @@ def load_experiment(name_or_path: str) -> Experiment:
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
     return Experiment(raw.get("name", path.stem), raw.get("title", path.stem), raw.get("source", ""), cells,
-                      _train(path, raw.get("train", {})))
+                      _train(path, raw.get("train", {})),
+                      tuple(_metric(f"{path}: metrics", m) for m in raw.get("metrics", [])))
 
 
 def _train(path: Path, raw: dict) -> tuple[tuple[str, object], ...]:
@@ -119,7 +124,9 @@ def _cell(path: Path, number: int, raw: dict) -> Cell:
                                     published.get("source", "")))
     for metric, value in raw.get("isarcasm_impl", {}).items():
         references.append(Reference("iSarcasm impl.", _metric(where, metric), float(value)))
-    return Cell(raw["corpus"], raw["model"], tuple(references), raw.get("note", ""))
+    if not isinstance(raw.get("folds", False), bool):
+        raise IsarcasmError(f"{where}: 'folds' must be true or false")
+    return Cell(raw["corpus"], raw["model"], tuple(references), raw.get("note", ""), raw.get("folds", False))
 
 
 def _metric(where: str, metric: str | None) -> str:

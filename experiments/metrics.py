@@ -17,7 +17,7 @@ from sklearn.metrics import (
 
 # The metric names a table cell may compare against.
 METRICS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "f1_weighted", "f1_micro",
-           "accuracy", "balanced_accuracy")
+           "precision_weighted", "recall_weighted", "accuracy", "balanced_accuracy")
 
 
 def predict_labels(probabilities: np.ndarray, threshold: float = 0.5) -> np.ndarray:
@@ -33,12 +33,16 @@ def classification_metrics(gold, predicted, num_classes: int = 2) -> dict:
     """All metrics of one prediction set; the ``*_sarcastic`` ones only for binary tasks."""
     gold, predicted = np.asarray(gold), np.asarray(predicted)
     labels = list(range(num_classes))
+    # support-weighted precision, recall and F1: MUStARD's metrics (Castro et al. 2019)
+    weighted = precision_recall_fscore_support(gold, predicted, labels=labels, average="weighted", zero_division=0)
     result = {
         "n": int(len(gold)),
         "accuracy": float(accuracy_score(gold, predicted)),
         "balanced_accuracy": float(balanced_accuracy_score(gold, predicted)),
         "f1_macro": float(f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)),
-        "f1_weighted": float(f1_score(gold, predicted, labels=labels, average="weighted", zero_division=0)),
+        "f1_weighted": float(weighted[2]),
+        "precision_weighted": float(weighted[0]),
+        "recall_weighted": float(weighted[1]),
         "confusion_matrix": confusion_matrix(gold, predicted, labels=labels).tolist(),
     }
     precision, recall, f1, support = precision_recall_fscore_support(

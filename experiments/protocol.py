@@ -98,24 +98,39 @@ class Splits:
     validation_source: str  # "dev split" or "10% of train, stratified, seed N"
 
 
+def fold_records(dataset: Dataset, fold: int) -> tuple[list[Record], list[Record]]:
+    """The training and test records of official fold ``fold`` (0-based)."""
+    if not 0 <= fold < len(dataset.folds):
+        raise IsarcasmError(f"corpus '{dataset.name}' has {len(dataset.folds)} official folds; there is no fold "
+                            f"{fold + 1}")
+    by_id = {r.id: r for r in dataset.records}
+    chosen = dataset.folds[fold]
+    return [by_id[i] for i in chosen.train_ids], [by_id[i] for i in chosen.test_ids]
+
+
 def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
-                max_train: int | None = None) -> Splits:
+                max_train: int | None = None, fold: int | None = None) -> Splits:
     """Train / validation / test for one run.
 
     Training data is the ``train`` split (or the first split, e.g. KoCoSa's
     ``dev`` where no train split is public).  Validation is the official
     ``dev`` split when a corpus has both, else a stratified slice of training
-    data drawn with the run's seed.
+    data drawn with the run's seed.  With ``fold`` (0-based), the corpus'
+    official cross-validation fold gives train and test instead of its splits.
     """
     from sklearn.model_selection import train_test_split
 
     splits = dataset.splits
-    if "test" not in splits:
-        raise IsarcasmError(f"corpus '{dataset.name}' has no test split (splits: {', '.join(splits)})")
-    train_name = "train" if "train" in splits else splits[0]
-    if train_name == "test":
-        raise IsarcasmError(f"corpus '{dataset.name}' has only a test split; it can be evaluated on, not trained on")
-    train, test = dataset.split(train_name), dataset.split("test")
+    if fold is not None:
+        train_name, (train, test) = f"fold {fold + 1}", fold_records(dataset, fold)
+    else:
+        if "test" not in splits:
+            raise IsarcasmError(f"corpus '{dataset.name}' has no test split (splits: {', '.join(splits)})")
+        train_name = "train" if "train" in splits else splits[0]
+        if train_name == "test":
+            raise IsarcasmError(f"corpus '{dataset.name}' has only a test split; it can be evaluated on, "
+                                "not trained on")
+        train, test = dataset.split(train_name), dataset.split("test")
     missing_text = sum(r.text is None for r in train + test)
     if missing_text:
         raise IsarcasmError(

@@ -16,9 +16,10 @@ def _fmt(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def shown_metrics(cell: dict) -> list[str]:
-    """Reference metrics first, then sarcastic-class and macro F1 (when the run has them)."""
-    wanted = [r["metric"] for r in cell["references"]] + list(_SHOWN_ALWAYS)
+def shown_metrics(cell: dict, extra: list[str] = ()) -> list[str]:
+    """Reference metrics first, then sarcastic-class and macro F1, then the experiment's own ``extra``
+    (each when the runs have it)."""
+    wanted = [r["metric"] for r in cell["references"]] + list(_SHOWN_ALWAYS) + list(extra)
     return [m for m in dict.fromkeys(wanted) if m in cell["metrics"]]
 
 
@@ -36,7 +37,7 @@ def markdown_report(result: dict) -> str:
     ]
     flagged = []
     for cell in result["cells"]:
-        for metric in shown_metrics(cell):
+        for metric in shown_metrics(cell, result.get("shown_metrics", [])):
             stats = cell["metrics"][metric]
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
             published, impl = refs.get("published"), refs.get("iSarcasm impl.")
@@ -46,8 +47,9 @@ def markdown_report(result: dict) -> str:
             if mark:
                 flagged.append((cell, metric, delta_impl))
             spread = f" ± {stats['std']:.3f}" if len(stats["values"]) > 1 else ""
+            corpus = cell["corpus"] + (f" ({cell['folds']} folds)" if cell.get("folds") else "")
             lines.append(
-                f"| {cell['corpus']} | {cell['model']} | {metric} | {_fmt(published)} | {_fmt(impl)} | "
+                f"| {corpus} | {cell['model']} | {metric} | {_fmt(published)} | {_fmt(impl)} | "
                 f"{ours:.3f}{spread} | {_fmt(None if published is None else ours - published, True)} | "
                 f"{_fmt(delta_impl, True)}{mark} |"
             )

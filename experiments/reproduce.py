@@ -15,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.pipeline import PreprocessConfig
 
 from . import provenance
@@ -42,31 +43,35 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     variant = train.variant(experiment.protocol())
     name = "-".join(filter(None, [experiment.name, variant]))
     started = time.time()
-    datasets: dict[str, object] = {}
-    cells = []
     model_cells = [c for c in experiment.cells if not c.is_human]
-    progress = tqdm(total=len(model_cells) * len(seeds), desc=name, unit="run", dynamic_ncols=True)
+    datasets = {}
+    for cell in model_cells:
+        if cell.corpus not in datasets:
+            options = corpus_options(cell.corpus, **(file_options or {}))
+            datasets[cell.corpus] = load_corpus(cell.corpus, data_dir, **options)
+    jobs = {cell.key: _jobs(cell, datasets[cell.corpus], seeds) for cell in model_cells}
+    progress = tqdm(total=sum(map(len, jobs.values())), desc=name, unit="run", dynamic_ncols=True)
+    cells = []
     for cell in experiment.cells:
         if cell.is_human:
             cells.append(_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]))
             continue
-        if cell.corpus not in datasets:
-            options = corpus_options(cell.corpus, **(file_options or {}))
-            datasets[cell.corpus] = load_corpus(cell.corpus, data_dir, **options)
         dataset = datasets[cell.corpus]
         runs = []
-        for seed in seeds:
-            progress.set_postfix_str(f"{cell.key} seed {seed}")
-            directory = run_dir(runs_root, name, cell.corpus, cell.model, seed)
+        for seed, fold in jobs[cell.key]:
+            progress.set_postfix_str(f"{cell.key} seed {seed}" + ("" if fold is None else f" fold {fold + 1}"))
+            directory = run_dir(runs_root, name, cell.corpus, cell.model, seed, fold)
             runs.append(train_run(dataset, cell.model, seed, directory, data_dir, train,
                                   PreprocessConfig(language=dataset.language), force=force,
-                                  verbose=verbose, tensorboard=tensorboard))
+                                  verbose=verbose, tensorboard=tensorboard, fold=fold))
             progress.update()
         summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+        if cell.folds:
+            summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
         if dataset.is_binary:
             summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
         else:
-            summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs])
+            summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
         cells.append(summary)
         tqdm.write(_one_line(summary, skipped=sum(r.skipped for r in runs)))
     progress.close()
@@ -75,6 +80,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         "title": experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else ""),
         "source": experiment.source,
         "seeds": seeds,
+        "shown_metrics": list(experiment.metrics),
         "train": asdict(train),
         "wall_seconds": round(time.time() - started, 1),
         "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
@@ -85,6 +91,15 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     }
     write_result_files(result, results_root, results_csv(result), markdown_report(result))
     return result
+
+
+def _jobs(cell: Cell, dataset, seeds: list[int]) -> list[tuple[int, int | None]]:
+    """(seed, fold) of every run of a cell: each seed, on every official fold when the cell asks for folds."""
+    if not cell.folds:
+        return [(seed, None) for seed in seeds]
+    if not dataset.folds:
+        raise IsarcasmError(f"{cell.key}: folds = true, but corpus '{cell.corpus}' has no official folds")
+    return [(seed, fold) for fold in range(len(dataset.folds)) for seed in seeds]
 
 
 def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: list[int]) -> dict:
@@ -110,10 +125,11 @@ def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: l
     return summary
 
 
-def per_class_f1(label_names: tuple[str, ...], tests: list[dict]) -> dict:
-    """Each class's (or label's) test F1 over the seeds, with its test support."""
+def per_class_f1(label_names: tuple[str, ...], tests: list[dict], n_seeds: int) -> dict:
+    """Each class's (or label's) test F1 over the runs, with its support in the test data they cover
+    (the test split, or all folds' test parts together)."""
     return {name: {**summary_stats([t["per_class"][str(k)]["f1"] for t in tests]),
-                   "support": tests[0]["per_class"][str(k)]["support"]}
+                   "support": sum(t["per_class"][str(k)]["support"] for t in tests) // n_seeds}
             for k, name in enumerate(label_names)}
 
 
@@ -121,8 +137,10 @@ def _one_line(cell: dict, skipped: int) -> str:
     f1 = cell["metrics"].get("f1_sarcastic") or cell["metrics"]["f1_macro"]
     label = "F1(sarcastic)" if "f1_sarcastic" in cell["metrics"] else "macro-F1"
     reused = f", {skipped} reused" if skipped else ""
+    runs = f"{cell['folds']} folds x {len(cell['seeds'])} seed(s)" if cell.get("folds") else \
+        f"{len(f1['values'])} seed(s)"
     return (f"{cell['corpus']}/{cell['model']}: {label} {f1['mean']:.3f} ± {f1['std']:.3f} "
-            f"over {len(f1['values'])} seed(s){reused}, {sum(cell['train_seconds']):.0f} s")
+            f"over {runs}{reused}, {sum(cell['train_seconds']):.0f} s")
 
 
 def results_csv(result: dict) -> str:

@@ -17,8 +17,10 @@ from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
 
 
-def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int) -> Path:
-    return root / experiment / corpus_label(corpus) / model / f"seed-{seed}"
+def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> Path:
+    """``root/experiment/corpus/model/seed-N``, with ``fold-K/`` (1-based) before the seed for a fold's run."""
+    folder = root / experiment / corpus_label(corpus) / model
+    return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
 
 
 def write_json(path: Path, value) -> None:

@@ -46,7 +46,7 @@ def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Pa
 
 
 def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, preprocess: PreprocessConfig,
-               data_dir: Path, splits: Splits) -> dict:
+               data_dir: Path, splits: Splits, fold: int | None = None) -> dict:
     """The part of config.json that determines the result (and so the config hash).
 
     A plugin model's origin (its file's sha256, or its package) is part of it,
@@ -60,6 +60,7 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         "corpus": dataset.name,
         "model": model,
         "seed": seed,
+        **({"fold": fold} if fold is not None else {}),
         "train": train.identity(),
         "preprocess": asdict(preprocess),
         "data_sha256": provenance.checksums(data_files(dataset.name, data_dir, train)),
@@ -90,18 +91,19 @@ def targets(dataset: Dataset, records: list[Record]) -> np.ndarray:
 
 def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir: Path,
               train: TrainConfig = TrainConfig(), preprocess: PreprocessConfig | None = None,
-              force: bool = False, verbose: int = 2, tensorboard: bool = False) -> RunResult:
+              force: bool = False, verbose: int = 2, tensorboard: bool = False, fold: int | None = None) -> RunResult:
     """Train ``model`` on ``dataset`` with ``seed`` and write the run to ``directory``.
 
     A finished run with the same configuration is reused (resume); ``force``
-    retrains it.
+    retrains it.  ``fold`` (0-based) trains and tests on an official
+    cross-validation fold instead of the corpus' splits.
     """
     from baselines.registry import MODELS
 
     spec = MODELS.get(model)
     preprocess = preprocess or PreprocessConfig(language=dataset.language)
-    splits = make_splits(dataset, seed, train.validation_fraction, train.max_train)
-    config = run_config(dataset, model, seed, train, preprocess, data_dir, splits)
+    splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
+    config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold)
     config_hash = provenance.config_hash(config)
     if completed(directory, config_hash) and not force:
         return RunResult(directory, read_json(directory / "metrics.json"), skipped=True)

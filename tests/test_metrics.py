@@ -1,7 +1,7 @@
 """Metrics agree with scikit-learn and with hand-computed values."""
 import numpy as np
 import pytest
-from sklearn.metrics import f1_score
+from sklearn.metrics import f1_score, precision_score, recall_score
 
 from experiments.metrics import best_threshold, classification_metrics, predict_labels
 
@@ -25,6 +25,8 @@ def test_multiclass_metrics_match_sklearn_and_have_no_sarcastic_class():
     m = classification_metrics(gold, pred, num_classes=4)
     assert m["f1_macro"] == pytest.approx(f1_score(gold, pred, average="macro"))
     assert m["f1_weighted"] == pytest.approx(f1_score(gold, pred, average="weighted"))
+    assert m["precision_weighted"] == pytest.approx(precision_score(gold, pred, average="weighted"))
+    assert m["recall_weighted"] == pytest.approx(recall_score(gold, pred, average="weighted"))
     assert "f1_sarcastic" not in m and len(m["confusion_matrix"]) == 4
 
 

@@ -3,7 +3,7 @@ import pytest
 
 from experiments.protocol import TrainConfig, make_splits
 from preprocessing.errors import IsarcasmError
-from preprocessing.records import Dataset, Record
+from preprocessing.records import Dataset, Fold, Record
 
 
 def dataset(splits=("train", "test"), n=200, positive_every=5):
@@ -73,3 +73,49 @@ def test_variants_are_named_apart_from_the_faithful_protocol():
     assert TrainConfig(class_weight="balanced").variant() == "class-weight-balanced"
     assert TrainConfig(**QUICK, selection="last", embeddings="random").variant() == "quick-selection-last-embeddings-random"
     assert TrainConfig(embeddings="/x/glove.twitter.27B.100d.txt").variant() == "embeddings-glove.twitter.27B.100d"
+
+
+def folded(n_folds=4):
+    """A corpus whose official folds each test on a quarter of its records."""
+    data = dataset(("train",), n=200)
+    ids = [r.id for r in data.records]
+    folds = tuple(Fold(train_ids=tuple(i for i in ids if i not in part), test_ids=part)
+                  for part in (tuple(ids[k::n_folds]) for k in range(n_folds)))
+    return Dataset("toy", "en", data.label_names, data.records, folds=folds)
+
+
+def test_a_fold_gives_its_own_train_and_test_and_validation_comes_from_its_train():
+    data = folded()
+    s = make_splits(data, seed=0, fold=2)
+    assert {r.id for r in s.test} == set(data.folds[2].test_ids)
+    train_ids = {r.id for r in s.train} | {r.id for r in s.validation}
+    assert train_ids == set(data.folds[2].train_ids) and not train_ids & {r.id for r in s.test}
+    assert len(s.validation) == 15 and s.validation_source == "10% of fold 3, stratified, seed 0"
+
+
+def test_a_missing_fold_is_refused():
+    with pytest.raises(IsarcasmError, match="has 4 official folds; there is no fold 5"):
+        make_splits(folded(), seed=0, fold=4)
+    with pytest.raises(IsarcasmError, match="has 0 official folds"):
+        make_splits(dataset(), seed=0, fold=0)
+
+
+def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
+    from experiments.experiment import Cell
+    from experiments.reproduce import _jobs
+
+    assert _jobs(Cell("toy", "cnn", folds=True), folded(3), [0, 1]) == \
+        [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
+    assert _jobs(Cell("toy", "cnn"), folded(3), [0, 1]) == [(0, None), (1, None)]
+    with pytest.raises(IsarcasmError, match="folds = true, but corpus 'toy' has no official folds"):
+        _jobs(Cell("toy", "cnn", folds=True), dataset(), [0])
+
+
+def test_fold_runs_are_stored_per_fold():
+    from pathlib import Path
+
+    from experiments.store import run_dir
+
+    assert run_dir(Path("runs"), "dialogue", "mustard", "cnn", 1, fold=0) == \
+        Path("runs/dialogue/mustard/cnn/fold-1/seed-1")
+    assert run_dir(Path("runs"), "t", "riloff", "cnn", 1) == Path("runs/t/riloff/cnn/seed-1")
