@@ -30,7 +30,7 @@ def markdown_report(result: dict) -> str:
         "",
         f"Source of reference numbers: {result['source']}. Seeds: {', '.join(map(str, seeds))} "
         f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
-        f" (training compute {duration(result['compute_seconds'])}).",
+        f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.",
         "",
         "| corpus | model | metric | published | iSarcasm impl. | ours (mean ± std) | Δ published | Δ impl. |",
         "|---|---|---|---|---|---|---|---|",
@@ -107,6 +107,16 @@ def per_class_section(cells: list[dict]) -> list[str]:
             lines.append(f"| {cell['corpus']} | {cell['model']} | {name} | {stats['support']} | "
                          f"{stats['mean']:.3f} ± {stats['std']:.3f} |")
     return lines
+
+
+def _reuse(result: dict) -> str:
+    """Why the wall time can be shorter than the compute: runs finished by an earlier invocation."""
+    runs = [(c.get("reused_runs", 0), len(c.get("runs", []))) for c in result["cells"]]
+    reused, total = sum(r for r, _ in runs), sum(n for _, n in runs)
+    if not reused:
+        return ""
+    return (f"; {reused} of {total} runs were finished by an earlier invocation and reused, so the wall time "
+            "covers only this one, the training compute every run")
 
 
 def duration(seconds: float) -> str:

@@ -66,6 +66,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
                                   verbose=verbose, tensorboard=tensorboard, fold=fold))
             progress.update()
         summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+        summary["reused_runs"] = sum(r.skipped for r in runs)
         if cell.folds:
             summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
         if dataset.is_binary:
@@ -73,7 +74,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         else:
             summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
         cells.append(summary)
-        tqdm.write(_one_line(summary, skipped=sum(r.skipped for r in runs)))
+        tqdm.write(_one_line(summary))
     progress.close()
     result = {
         "experiment": name,
@@ -133,10 +134,10 @@ def per_class_f1(label_names: tuple[str, ...], tests: list[dict], n_seeds: int) 
             for k, name in enumerate(label_names)}
 
 
-def _one_line(cell: dict, skipped: int) -> str:
+def _one_line(cell: dict) -> str:
     f1 = cell["metrics"].get("f1_sarcastic") or cell["metrics"]["f1_macro"]
     label = "F1(sarcastic)" if "f1_sarcastic" in cell["metrics"] else "macro-F1"
-    reused = f", {skipped} reused" if skipped else ""
+    reused = f", {cell['reused_runs']} reused" if cell["reused_runs"] else ""
     runs = f"{cell['folds']} folds x {len(cell['seeds'])} seed(s)" if cell.get("folds") else \
         f"{len(f1['values'])} seed(s)"
     return (f"{cell['corpus']}/{cell['model']}: {label} {f1['mean']:.3f} ± {f1['std']:.3f} "

@@ -35,3 +35,10 @@ def test_csv_has_one_row_per_metric_with_references():
     rows = results_csv(result).splitlines()
     assert rows[0] == "corpus,model,metric,mean,std,n_seeds,published,isarcasm_impl"
     assert "riloff,lstm,f1_macro,0.7500,0.0707,2,0.7,"in rows
+
+
+def test_the_wall_time_says_when_runs_were_reused_from_an_earlier_invocation():
+    result = result_with([0.60, 0.70], [])
+    assert "reused" not in markdown_report(result)
+    result["cells"][0]["reused_runs"] = 2
+    assert "2 of 2 runs were finished by an earlier invocation and reused" in markdown_report(result)
