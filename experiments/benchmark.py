@@ -108,8 +108,13 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
     if not corpus_names:
         return [], []
+    unpaired = sorted({c.corpus for c in wanted if c.folds or settings.dataset(c.corpus).multi_label})
+    if unpaired:
+        raise IsarcasmError(f"benchmark pairs runs on one test split per seed; in '{name}', "
+                            f"{', '.join(unpaired)} use folds or several labels per text: run "
+                            f"`isarcasm reproduce {name} --models {model},...` and compare its report instead")
     own = Experiment(experiment.name, experiment.title, experiment.source,
-                     tuple(Cell(corpus, model) for corpus in corpus_names))
+                     tuple(Cell(corpus, model) for corpus in corpus_names), experiment.train, experiment.metrics)
     # The model's own aggregate (its table rows) is kept apart from the reproduction's results file.
     result = run_experiment(own, settings.data_dir, settings.runs_root, results_root / f"benchmark-{model}", seeds,
                             settings.train, force=settings.force, verbose=settings.verbose,

@@ -143,3 +143,12 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
         in commands
     assert "## Classic runs not found" in result.output and "| alpha | f1_sarcastic |" in result.output
     assert np.isfinite(classic["p_value"]) and 0 < classic["p_value"] <= 1
+
+
+def test_benchmark_refuses_experiments_it_cannot_pair(store):
+    root, alpha, _, _ = store
+    experiment = root / "folded.toml"
+    experiment.write_text(f"name = 'folded'\n[[cells]]\ncorpus = '{alpha}'\nmodel = 'cnn'\nfolds = true\n")
+    result = cli(root, "benchmark", "3cnn", "--experiments", str(experiment))
+    assert result.exit_code == 1 and "benchmark pairs runs on one test split per seed" in result.output
+    assert "Traceback" not in result.output
