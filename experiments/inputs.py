@@ -11,7 +11,7 @@ the training statistics).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +55,7 @@ class ModelInputs:
         inputs = cls(preprocessor, input_names, data_dir, context)
         if contexts:
             lengths = map(len, preprocessor.tokenize(contexts))
-            inputs.context_len = max_len_for(lengths, PreprocessConfig(max_len_cap=config.max_len_cap))
+            inputs.context_len = max_len_for(lengths, replace(config, max_len=None))  # a fixed --max-len is the text's
         elif context != "none":
             inputs.context_len = 1  # no training context at all: one padding step the encoders ignore
         if "lexicon" in inputs.input_names:
