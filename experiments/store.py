@@ -10,11 +10,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
+
+#: Where a results file goes when a later invocation writes the same experiment's results.
+PREVIOUS = "previous"
 
 
 def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> Path:
@@ -41,8 +46,22 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_result_files(result: dict, results_root: Path, csv_text: str, markdown: str) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}``, each written atomically."""
+    """``<results_root>/<experiment>.{json,csv,md}``, each written atomically.
+
+    Results an earlier invocation wrote there are never replaced silently:
+    they are first moved to ``<results_root>/previous/`` under their time
+    stamp (they hold, e.g., the wall time of the invocation that trained the
+    runs a later one reused), and a line on stderr says so.
+    """
     paths = [results_root / f"{result['experiment']}.{ext}" for ext in ("json", "csv", "md")]
+    if paths[0].is_file():
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(paths[0].stat().st_mtime))
+        kept = results_root / PREVIOUS
+        kept.mkdir(parents=True, exist_ok=True)
+        for path in paths:
+            if path.is_file():
+                path.replace(kept / f"{path.stem}-{stamp}{path.suffix}")
+        print(f"earlier {paths[0].stem} results moved to {kept}/ (suffix -{stamp})", file=sys.stderr)
     write_json(paths[0], result)
     write_text(paths[1], csv_text)
     write_text(paths[2], markdown)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from experiments.store import RunWriter, completed, run_dir, write_json
+from experiments.store import RunWriter, completed, run_dir, write_json, write_result_files
 from preprocessing.errors import IsarcasmError
 
 
@@ -46,3 +46,14 @@ def test_aborted_run_leaves_nothing(tmp_path):
     write_json(writer.path("config.json"), {})
     writer.abort()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys):
+    first = write_result_files({"experiment": "t", "wall_seconds": 3600}, tmp_path, "a,b\n", "# first\n")
+    assert [p.name for p in first] == ["t.json", "t.csv", "t.md"]
+    write_result_files({"experiment": "t", "wall_seconds": 5}, tmp_path, "a,b\n", "# second\n")
+    kept = sorted((tmp_path / "previous").iterdir())
+    assert [p.suffix for p in kept] == [".csv", ".json", ".md"] and all(p.stem.startswith("t-") for p in kept)
+    assert json.loads(next(p for p in kept if p.suffix == ".json").read_text())["wall_seconds"] == 3600
+    assert (tmp_path / "t.md").read_text() == "# second\n"
+    assert "earlier t results moved to" in capsys.readouterr().err
