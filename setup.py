@@ -18,6 +18,7 @@ setup(
         "scikit-learn>=1.4",
         "click>=8.1",
         "tqdm>=4.66",
+        "nltk>=3.8",
         "matplotlib>=3.7",
         "scipy>=1.10",
     ],

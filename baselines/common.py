@@ -66,6 +66,19 @@ def embedding_layer(config: ModelConfig, matrix: np.ndarray | None, trainable: b
     return layer
 
 
+def masked_lstm(units: int, name: str, return_sequences: bool = False) -> layers.LSTM:
+    """An LSTM that honours any padding mask, on any device.
+
+    Keras' cuDNN kernel only accepts masks of right-padded rows with at least
+    one real step, and fails inside the compiled graph otherwise.  Our texts
+    are padded before their words (see ``--truncation``), and a text whose
+    tokens are all filtered out (an emoticon-only tweet) or an empty dialogue
+    context is all padding, so the generic kernel is always used.  On the CPU
+    this is the kernel Keras uses anyway, so results do not change.
+    """
+    return layers.LSTM(units, return_sequences=return_sequences, use_cudnn=False, name=name)
+
+
 def check_matrix(matrix: np.ndarray | None, config: ModelConfig) -> None:
     expected = (config.vocab_size, config.embedding_dim)
     if matrix is not None and tuple(np.shape(matrix)) != expected:

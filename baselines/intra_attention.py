@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from keras import layers
 
-from .common import Encoded
+from .common import Encoded, masked_lstm
 from .config import ModelConfig
 from .layers import IntraAttention, MultiIntraAttention, SingleIntraAttention
 from .registry import register_model
@@ -18,7 +18,7 @@ PAPER = "Tay et al. 2018"
 
 def intra_attention_features(encoded: Encoded, config: ModelConfig, attention: IntraAttention):
     intra = attention(encoded.embedded)
-    last_state = layers.LSTM(config.hidden, name="lstm")(encoded.embedded)
+    last_state = masked_lstm(config.hidden, name="lstm")(encoded.embedded)
     joined = layers.Concatenate(name="joined")([intra, last_state])
     return layers.Dense(config.hidden, activation="relu", name="projection")(joined)
 

@@ -88,11 +88,11 @@ class ModelInputs:
         return out
 
     def _lexicon_features(self, texts: list[str]) -> np.ndarray:
-        from preprocessing.lexicons import LexiconFeaturizer
+        from preprocessing.lexicons import LexiconFeaturizer, tweet_tokens
 
         if self._lexicons is None:
             self._lexicons = LexiconFeaturizer.from_data_dir(self.data_dir)
-        return self._lexicons.transform(self.preprocessor.tokenize(texts))
+        return self._lexicons.transform(tweet_tokens(texts))
 
     def save(self, directory: Path) -> None:
         self.preprocessor.save(directory)

@@ -54,9 +54,14 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
     """
     from baselines.plugins import origin
 
+    from baselines.registry import MODELS
+    from preprocessing.lexicons import LEXICON_TOKENS
+
     plugin = {"model_source": origin(model)} if origin(model) else {}
+    lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in MODELS.get(model).inputs else {}
     return {
         **plugin,
+        **lexicon,
         "corpus": dataset.name,
         "model": model,
         "seed": seed,

@@ -26,10 +26,17 @@ Matching follows the filter: one whole token against one lexicon key, after
 lowercasing the token (the filter's default); lexicon keys are used as written,
 so the few keys with capitals (``anti-American``, ``:D``) and multi-word AFINN
 phrases never match, exactly as in AffectiveTweets.  When a key occurs twice,
-the later line wins (the filter fills a hash map).  One addition: our tokens
-carry hashtags without their ``#``, so a token that is not a key of a lexicon
-falls back to ``#token`` when that is one (the hashtag, sentiment140 and
-expanded lexicons have thousands of ``#word`` keys).
+the later line wins (the filter fills a hash map).  One addition: a token that
+is not a key of a lexicon falls back to ``#token`` when that is one (the
+hashtag, sentiment140 and expanded lexicons have thousands of ``#word`` keys),
+for token lists that carry hashtags without their ``#``.
+
+Tokens: AffectiveTweets tokenises the raw tweet with the CMU TweetNLP
+tokenizer, which keeps contractions (``don't``), emoticons (``:(``) and
+hashtags (``#not``) whole.  :func:`tweet_tokens` does the same with NLTK's
+``TweetTokenizer``.  The models' own tokens would be wrong here: spaCy splits
+``don't`` into ``do`` + ``n't`` and the paper's punctuation filter drops
+emoticons, so the negation and emoticon lexicons would never match.
 
 Values are the raw counts and score sums, as the filter outputs them (float32,
 deterministic); standardising them is the model's business.
@@ -302,6 +309,25 @@ def _load(lexicon: Lexicon, data_dir: Path) -> _Table:
         )
     stat = path.stat()
     return _table(lexicon.name, str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+#: Recorded in the configuration of every run that uses lexicon features, so runs
+#: featurised from other tokens are never reused for these.
+LEXICON_TOKENS = "nltk-tweet-tokenizer"
+
+
+@functools.lru_cache(maxsize=1)
+def _tweet_tokenizer():
+    from nltk.tokenize import TweetTokenizer
+
+    return TweetTokenizer(preserve_case=False)
+
+
+def tweet_tokens(texts: Sequence[str]) -> list[list[str]]:
+    """The tokens lexicons are matched against: raw tweets split as a tweet tokenizer
+    does (contractions, emoticons, hashtags and handles whole; HTML entities decoded)."""
+    tokenize = _tweet_tokenizer().tokenize
+    return [tokenize(text or "") for text in texts]
 
 
 class LexiconFeaturizer:

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer
+from experiments.inputs import ModelInputs
+from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer, tweet_tokens
+from preprocessing.pipeline import PreprocessConfig
 
 AT = "lexicons/affectivetweets"
 EXPANDED_HEADER = "word anger anticipation disgust fear joy negative positive sadness surprise trust".split()
@@ -175,3 +177,19 @@ def test_real_lexicons(real_data_dir):
     value = dict(zip(featurizer.feature_names, grumpy))
     assert value["Negation-negationCount"] == 1 and value["Emoticons-negScore"] == -2
     assert value["AFINN-negScore"] < 0 and value["NRC-Hash-Sent-negScore"] < 0
+
+
+def test_tweet_tokens_keep_contractions_emoticons_and_hashtags():
+    assert tweet_tokens(["I DON'T like it :( #Gloom &amp; @bob"]) == [
+        ["i", "don't", "like", "it", ":(", "#gloom", "&", "@bob"]]
+    assert tweet_tokens(["", None]) == [[], []]
+
+
+def test_model_inputs_match_lexicons_on_tweet_tokens_not_model_tokens(tmp_path):
+    """The model's tokens drop ':(' and split "don't"; the lexicon features must still see them."""
+    write_lexicons(tmp_path, {**FIXTURES, f"{AT}/NegatingWordList.txt.gz": ["don't\r", "never\r"]})
+    texts = ["I don't like it :(", "never :) never", "plain words"]
+    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens", "lexicon"), texts, tmp_path)
+    names = inputs._lexicons.feature_names
+    columns = [names.index(n) for n in ("Emoticons-posScore", "Emoticons-negScore", "Negation-negationCount")]
+    np.testing.assert_array_equal(inputs._lexicon_features(texts)[:, columns], [[0, -2, 1], [2, 0, 2], [0, 0, 0]])

@@ -91,6 +91,15 @@ def test_padding_does_not_change_the_prediction(name):
         np.testing.assert_allclose(long.predict(model_inputs(name, tokens, lexicon), verbose=0), reference, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["lstm", "att-lstm", "siarn", "miarn", "dense-lstm"])
+def test_recurrent_layers_never_take_the_cudnn_kernel(name):
+    """cuDNN rejects texts padded before their words and all-padding rows (on a GPU, at run time);
+    the CPU suite cannot see that failure, so check the setting itself."""
+    model = build_model(name, small_config())
+    recurrent = [layer for layer in model.layers if isinstance(layer, keras.layers.LSTM)]
+    assert recurrent and all(layer.use_cudnn is False for layer in recurrent)
+
+
 def toy_task(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Random tweets of 3-10 words; sarcastic (1) exactly when the marker word occurs."""
     labels = rng.integers(0, 2, size=n)
