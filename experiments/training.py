@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
@@ -153,6 +154,8 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
 
     vectors = initial_vectors(train.embeddings, data_dir, lambda: inputs.preprocessor.tokenize(texts["train"]), seed)
     matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
+    if verbose:
+        tqdm.write(f"embeddings: {coverage}")
     model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
                                lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len)
