@@ -196,6 +196,7 @@ def _write_cache(kv, final: Path, source: Path, digest: str) -> bool:
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
+        tmp.chmod(0o755)  # mkdtemp's owner-only mode would hide a shared data dir's cache from its other users
     except OSError:
         return False
     try:
