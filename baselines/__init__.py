@@ -3,6 +3,7 @@
 ``build_model(name, config, embedding_matrix)`` returns an uncompiled model;
 ``MODELS`` lists them.  Importing the package registers the built-in models.
 """
+from .common import main_output
 from .config import ModelConfig
 from .registry import MODELS, ModelSpec, build_model, load_model, register_model
 
@@ -14,4 +15,4 @@ from .plugins import load_entry_points  # isort: skip
 
 load_entry_points()
 
-__all__ = ["MODELS", "ModelConfig", "ModelSpec", "build_model", "load_model", "register_model"]
+__all__ = ["MODELS", "ModelConfig", "ModelSpec", "build_model", "load_model", "main_output", "register_model"]

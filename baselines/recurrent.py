@@ -27,7 +27,7 @@ def attention_lstm(encoded: Encoded, config: ModelConfig):
 
 
 @register_model("dense-lstm", paper="Densely connected LSTM + lexicon features (Wu et al. 2018, THU_NGN)",
-                inputs=("tokens", "lexicon"), dropout=0.3)
+                inputs=("tokens", "lexicon"), dropout=0.3, multitask=True)
 def dense_lstm(encoded: Encoded, config: ModelConfig):
     """Each LSTM layer reads the embeddings and the outputs of all earlier layers.
 

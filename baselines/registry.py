@@ -39,6 +39,9 @@ class ModelSpec:
     inputs: tuple[str, ...] = ("tokens",)
     #: Dropout before the classifier when the config leaves it unset (the paper's value).
     dropout: float = 0.0
+    #: Trained with one extra softmax head per auxiliary task of the corpus, when it has
+    #: any (``Dataset.aux_labels``), as Wu et al.'s (2018) multi-task Dense-LSTM.
+    multitask: bool = False
 
     def resolve(self, config: ModelConfig) -> ModelConfig:
         """``config`` with the model's defaults filled in."""
@@ -48,14 +51,15 @@ class ModelSpec:
 MODELS: Registry[ModelSpec] = Registry("model")
 
 
-def register_model(name: str, paper: str, inputs: tuple[str, ...] = ("tokens",), dropout: float = 0.0):
+def register_model(name: str, paper: str, inputs: tuple[str, ...] = ("tokens",), dropout: float = 0.0,
+                   multitask: bool = False):
     """Decorator registering an encoder builder as model ``name``; returns the builder unchanged."""
     unknown = [i for i in inputs if i not in INPUTS]
     if "tokens" not in inputs or unknown:
         raise ValueError(f"model {name!r}: inputs must include 'tokens' and be among {sorted(INPUTS)}, got {inputs}")
 
     def decorate(builder: Callable) -> Callable:
-        MODELS.add(name, ModelSpec(name, paper, builder, tuple(inputs), dropout))
+        MODELS.add(name, ModelSpec(name, paper, builder, tuple(inputs), dropout, multitask))
         return builder
 
     return decorate

@@ -44,7 +44,9 @@ class TrainedRun:
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> np.ndarray:
         """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty."""
-        return self.model.predict(self.inputs.build(texts, contexts), batch_size=256, verbose=0)
+        from baselines import main_output
+
+        return main_output(self.model.predict(self.inputs.build(texts, contexts), batch_size=256, verbose=0))
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:

@@ -60,9 +60,11 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
 
     plugin = {"model_source": origin(model)} if origin(model) else {}
     lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in MODELS.get(model).inputs else {}
+    aux = aux_tasks(MODELS.get(model), dataset)
     return {
         **plugin,
         **lexicon,
+        **({"aux_tasks": {task: list(classes) for task, classes in aux.items()}} if aux else {}),
         "corpus": dataset.name,
         "model": model,
         "seed": seed,
@@ -73,6 +75,24 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         "splits": {"train": len(splits.train), "validation": len(splits.validation), "test": len(splits.test),
                    "validation_source": splits.validation_source},
     }
+
+
+def aux_tasks(spec, dataset: Dataset) -> dict[str, tuple[str, ...]]:
+    """The auxiliary tasks a run trains beside the label: the corpus' own, for a multi-task model."""
+    return dict(dataset.aux_labels) if spec.multitask else {}
+
+
+def aux_targets(dataset: Dataset, records: list[Record], tasks: dict[str, tuple[str, ...]]) -> dict[str, np.ndarray]:
+    """One-hot targets of each auxiliary task; every record must carry them (training and validation do)."""
+    out = {task: np.zeros((len(records), len(classes)), dtype="float32") for task, classes in tasks.items()}
+    for row, record in enumerate(records):
+        labels = dict(record.aux)
+        for task in tasks:
+            if task not in labels:
+                raise IsarcasmError(f"corpus '{dataset.name}': record {record.id} has no '{task}' label for "
+                                    "multi-task training")
+            out[task][row, labels[task]] = 1.0
+    return out
 
 
 def set_determinism(seed: int) -> None:
@@ -128,8 +148,8 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
                       verbose, tensorboard) -> dict:
     import keras
 
-    from baselines import build_model
-    from baselines.config import ModelConfig
+    from baselines import build_model, main_output
+    from baselines.config import MAIN_OUTPUT, ModelConfig
     from embeddings.matrix import embedding_matrix
     from embeddings.vectors import initial_vectors
 
@@ -152,33 +172,49 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     y = {name: targets(dataset, records) for name, records in
          (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
 
+    aux = aux_tasks(spec, dataset)
+    if aux and train.class_weight != "none":
+        raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
+                            f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
+    if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
+        y_fit = {name: {MAIN_OUTPUT: y[name], **aux_targets(dataset, records, aux)}
+                 for name, records in (("train", splits.train), ("validation", splits.validation))}
+    else:
+        y_fit = y
+
     vectors = initial_vectors(train.embeddings, data_dir, lambda: inputs.preprocessor.tokenize(texts["train"]), seed)
     matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
     model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
-                               lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len)
+                               lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len,
+                               aux_heads={task: len(classes) for task, classes in aux.items()})
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
-    network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate),
-                    loss="binary_crossentropy" if multi_label else "categorical_crossentropy",
-                    metrics=[selection_metric(num_classes, multi_label)])
+    loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
+    metric = selection_metric(num_classes, multi_label)
+    if aux:
+        loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in aux}}
+        metric = {MAIN_OUTPUT: [metric]}
+    network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate), loss=loss,
+                    metrics=metric if aux else [metric])
 
-    keeper = KeepBestEpoch()
+    keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if aux else "val_f1")
     callbacks = [keeper]
     if tensorboard:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(writer.directory.parent / "tensorboard" /
                                                                  writer.directory.name)))
     weights = class_weights(y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
-    history = network.fit(x["train"], y["train"], batch_size=train.batch_size,
-                          epochs=train.epochs, validation_data=(x["validation"], y["validation"]),
+    history = network.fit(x["train"], y_fit["train"], batch_size=train.batch_size,
+                          epochs=train.epochs, validation_data=(x["validation"], y_fit["validation"]),
                           callbacks=callbacks, verbose=verbose, shuffle=True, class_weight=weights)
     if train.selection == "best":
         network.set_weights(keeper.weights)
     selected_epoch = keeper.epoch if train.selection == "best" else train.epochs
 
     # Selection is finished; the test split is used from here on, and only for reporting.
-    probabilities = {name: network.predict(x[name], batch_size=256, verbose=0) for name in ("validation", "test")}
+    probabilities = {name: main_output(network.predict(x[name], batch_size=256, verbose=0))
+                     for name in ("validation", "test")}
     metrics = {
         "config_hash": config_hash,
         "corpus": dataset.name,
@@ -208,7 +244,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
         "command": provenance.command_line(),
     }
     write_json(writer.path("config.json"), full_config)
-    write_text(writer.path("history.csv"), history_csv(history.history))
+    write_text(writer.path("history.csv"), history_csv(main_head_names(history.history)))
     write_text(writer.path("predictions.tsv"), predictions_tsv(splits.test, y["test"], probabilities["test"], multi_label))
     inputs.save(writer.staging)
     network.save(writer.path("model.keras"))
@@ -222,6 +258,15 @@ def class_weights(labels: list[int], num_classes: int) -> dict[int, float]:
 
     classes = np.arange(num_classes)
     return dict(zip(classes.tolist(), compute_class_weight("balanced", classes=classes, y=np.asarray(labels)).tolist()))
+
+
+def main_head_names(history: dict) -> dict:
+    """Keras logs a multi-task model's main head as ``label_f1``/``val_label_f1``: store them as
+    ``f1``/``val_f1``, the names every run's history uses (the per-head losses keep theirs)."""
+    from baselines.config import MAIN_OUTPUT
+
+    prefix = f"{MAIN_OUTPUT}_f1"
+    return {key.replace(prefix, "f1") if key.endswith(prefix) else key: values for key, values in history.items()}
 
 
 def history_csv(history: dict) -> str:

@@ -94,8 +94,11 @@ _SE18_FILES = {
         ("train/SemEval2018-T3-train-taskB.txt", "0e8b46176e3df488b1a91534cbcd74dbec570c2f47f2eae0538b63f0322a4a8f"),
         ("goldtest_TaskB/SemEval2018-T3_gold_test_taskB_emoji.txt", "586c4f071199ed9f5fa0cbf85958001a72c3b43b9d4796a38ab6116ae54d551b"),
         ("test_TaskB/SemEval2018-T3_input_test_taskB.txt", "a5262b43c722933c343bf1c7c8342c1b9a0c7a6b1a15df5b25ec8693195cb8c2"),
+        (readers.SE18_HASHTAG_FILE, "4c7785cd758f0112608b30ac7b246ac4705dcd72d102dc539c5afb72969d2b43"),
     ],
 }
+#: Task B's training tweets carry Wu et al.'s auxiliary labels (see readers.read_semeval2018_b).
+_SE18_AUX = {"A": (), "B": (("ironic", readers.SE18_IRONIC), ("hashtag", readers.SE18_HASHTAGS))}
 for _task, _labels, _reader in [
     ("A", ("not_ironic", "ironic"), readers.read_semeval2018_a),
     ("B", ("not_ironic", "polarity_clash", "situational", "other_verbal"), readers.read_semeval2018_b),
@@ -108,6 +111,7 @@ for _task, _labels, _reader in [
         licence="CC BY-NC-SA 4.0; academic, non-commercial use only",
         notes=f"task {_task}; hashtag-free train text; gold test labels joined to the hashtag-free input text",
         label_names=_labels,
+        aux_labels=_SE18_AUX[_task],
         reader=_reader,
     ))
 

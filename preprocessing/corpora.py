@@ -71,6 +71,8 @@ class CorpusSpec(DataPackage):
     reader: Reader | None = None
     #: Gold labels are each record's ``types`` (see :class:`records.Dataset`).
     multi_label: bool = False
+    #: Auxiliary tasks ``((task, class names), ...)`` whose classes the reader puts in ``Record.aux``.
+    aux_labels: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def is_binary(self) -> bool:
@@ -155,6 +157,7 @@ def load_corpus(name: str, data_dir: Path, **options) -> Dataset:
         folds=loaded.folds,
         warnings=list(loaded.warnings),
         multi_label=spec.multi_label,
+        aux_labels=dict(spec.aux_labels),
     )
     return _validated(dataset)
 
@@ -197,6 +200,10 @@ def _validated(dataset: Dataset) -> Dataset:
             raise DataError(
                 f"corpus '{dataset.name}': record {r.id!r} has label {r.label} outside {dataset.label_names}"
             )
+        for task, index in r.aux:
+            if task not in dataset.aux_labels or not 0 <= index < len(dataset.aux_labels[task]):
+                raise DataError(f"corpus '{dataset.name}': record {r.id!r} has auxiliary label {task}={index}, "
+                                f"not one of its declared tasks {dataset.aux_labels}")
     return dataset
 
 

@@ -13,6 +13,7 @@ import logging
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -249,9 +250,42 @@ def read_semeval2018_a(data_dir: Path) -> Loaded:
     return _read_semeval2018(data_dir, "A", _01)
 
 
+#: The irony hashtags the task removed from its tweets, as the classes of Wu et al.'s hashtag task.
+SE18_HASHTAGS = ("none", "#not", "#sarcasm", "#irony")
+SE18_IRONIC = ("not_ironic", "ironic")
+_SE18_HASHTAG = re.compile(r"#(not|sarcasm|irony)\b", re.IGNORECASE)
+SE18_HASHTAG_FILE = "train/SemEval2018-T3-train-taskB_emoji_ironyHashtags.txt"
+
+
 def read_semeval2018_b(data_dir: Path) -> Loaded:
-    """Task B: 0 not ironic, 1 polarity clash, 2 situational, 3 other verbal irony."""
-    return _read_semeval2018(data_dir, "B", {str(i): i for i in range(4)})
+    """Task B: 0 not ironic, 1 polarity clash, 2 situational, 3 other verbal irony.
+
+    Training tweets also carry the auxiliary labels of Wu et al.'s (2018)
+    multi-task model: ironic or not (task A's label) and the irony hashtag the
+    organisers removed (``SE18_HASHTAGS``; the first one when a tweet had
+    several), read from the release's original-text training file.
+    """
+    loaded = _read_semeval2018(data_dir, "B", {str(i): i for i in range(4)})
+    hashtags = _removed_hashtags(data_dir / "semeval2018-task3" / SE18_HASHTAG_FILE)
+    records = []
+    for record in loaded.records:
+        if record.split == "train":
+            if record.id not in hashtags:
+                raise DataError.at(data_dir / "semeval2018-task3" / SE18_HASHTAG_FILE, None,
+                                   f"no row for training tweet {record.id}")
+            record = replace(record, aux=(("ironic", int(record.label != 0)), ("hashtag", hashtags[record.id])))
+        records.append(record)
+    return Loaded(records, loaded.folds, loaded.warnings)
+
+
+def _removed_hashtags(path: Path) -> dict[str, int]:
+    """Training id -> index in ``SE18_HASHTAGS`` of the first irony hashtag in the original text."""
+    found = {}
+    for row_no, (index, _label, text) in _tsv(path, _SE18_GOLD):
+        match = _SE18_HASHTAG.search(text)
+        tag = f"#{match.group(1).lower()}" if match else "none"
+        found[f"train-{_int(path, row_no, index, 'tweet index'):05d}"] = SE18_HASHTAGS.index(tag)
+    return found
 
 
 # --- Riloff 2013 and Ptacek 2014 (graph-sarcasm text copies) ---------------------------------------

@@ -23,6 +23,9 @@ class Record:
     speaker: str | None = None
     topic: str | None = None
     rephrase: str | None = None
+    #: Auxiliary labels for multi-task training, ``(task, class index)`` pairs
+    #: (SemEval-2018's irony type and removed hashtag; see ``Dataset.aux_labels``).
+    aux: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,9 @@ class Dataset:
     #: ``types`` (names in ``label_names``, one or more); ``label`` keeps the source's
     #: binary label and is not the target.
     multi_label: bool = False
+    #: Auxiliary tasks a multi-task model may learn beside the label: ``{task: class names}``.
+    #: Training records carry their class in ``Record.aux``; other records may not.
+    aux_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def splits(self) -> list[str]:
