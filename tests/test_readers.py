@@ -123,10 +123,26 @@ def test_semeval2018_joins_gold_labels_to_hashtag_free_text(tmp_path):
     assert not any("#not" in r.text for r in records.values())
 
 
-def test_semeval2018_b_has_four_classes(tmp_path):
+def hashtag_file(root: Path, rows: str = "1\t1\tSweet #Sarcasm video #not\n2\t0\tplain\n"):
+    write(root, f"semeval2018-task3/{readers.SE18_HASHTAG_FILE}", "Tweet index\tLabel\tTweet text\n" + rows)
+
+
+def test_semeval2018_b_has_four_classes_and_auxiliary_labels_on_train(tmp_path):
     semeval_files(tmp_path, "B", gold_labels=("3", "2"))
+    hashtag_file(tmp_path)
     records = by_id(readers.read_semeval2018_b(tmp_path))
     assert records["test-00001"].label == 3 and records["test-00002"].label == 2
+    # the first irony hashtag of the original text; ironic = label != 0
+    assert records["train-00001"].aux == (("ironic", 1), ("hashtag", readers.SE18_HASHTAGS.index("#sarcasm")))
+    assert records["train-00002"].aux == (("ironic", 0), ("hashtag", 0))
+    assert records["test-00001"].aux == ()
+
+
+def test_semeval2018_b_training_tweet_missing_from_the_hashtag_file(tmp_path):
+    semeval_files(tmp_path, "B")
+    hashtag_file(tmp_path, rows="1\t1\tSweet #not\n")
+    with pytest.raises(DataError, match="no row for training tweet train-00002"):
+        readers.read_semeval2018_b(tmp_path)
 
 
 def test_semeval2018_index_mismatch_is_an_error(tmp_path):
