@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -44,6 +45,13 @@ def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Pa
 
     vectors = vectors_path(train.embeddings, data_dir)  # None: random or word2vec, no file
     return paths if vectors is None else [*paths, vectors]
+
+
+def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
+    """The registered corpus' files whose content differs from the catalog's sha256."""
+    if dataset_name not in CORPORA:
+        return []
+    return [f.path for f in CORPORA.get(dataset_name).files if checksums.get(Path(f.path).name, f.sha256) != f.sha256]
 
 
 def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, preprocess: PreprocessConfig,
@@ -130,6 +138,11 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
     preprocess = preprocess or PreprocessConfig(language=dataset.language)
     splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
     config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold)
+    changed = modified_files(dataset.name, config["data_sha256"])
+    if changed:
+        logging.getLogger(__name__).warning(
+            f"{len(changed)} file(s) of '{dataset.name}' differ from the published data ({changed[0]}); "
+            "`isarcasm data verify` lists them. The run records their checksums.")
     config_hash = provenance.config_hash(config)
     if completed(directory, config_hash) and not force:
         return RunResult(directory, read_json(directory / "metrics.json"), skipped=True)

@@ -99,3 +99,17 @@ def test_train_cli_stores_a_preprocessing_variant_under_its_own_name(corpus_file
     run = tmp_path / "train-epochs-1-embeddings-random-numbers-keep/toy/cnn/seed-0"
     assert json.loads((run / "config.json").read_text())["preprocess"]["numbers"] == "keep"
     assert "test (sarcastic class): precision" in result.output
+
+
+def test_corpus_files_that_differ_from_the_catalog_are_named():
+    from pathlib import Path
+
+    from experiments.training import modified_files
+    from preprocessing.corpora import CORPORA, get_corpus
+
+    files = get_corpus("riloff").files
+    published = {Path(f.path).name: f.sha256 for f in files}
+    assert modified_files("riloff", published) == []
+    edited = {**published, Path(files[1].path).name: "0" * 64}
+    assert modified_files("riloff", edited) == [files[1].path]
+    assert modified_files("my.csv", {"my.csv": "0" * 64}) == [] and "my.csv" not in CORPORA
