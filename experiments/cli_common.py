@@ -14,7 +14,7 @@ def file_corpus_options(func):
     """Options that make a CSV/TSV/JSONL path usable wherever a corpus name is."""
     for option in reversed([
         click.option("--text-col", default="text", show_default=True, help="Text column of a file corpus."),
-        click.option("--label-col", default="label", show_default=True, help="Label column of a file corpus (0/1)."),
+        click.option("--label-col", default="label", show_default=True, help="Label column of a file corpus (0/1, true/false or sarcastic/not_sarcastic)."),
         click.option("--split-col", default=None, help="Split column of a file corpus (default: every row is 'test')."),
         click.option("--text-file", type=click.Path(dir_okay=False), default=None,
                      help="id<TAB>text file supplying tweet text for 'isarcasm-ids'."),
