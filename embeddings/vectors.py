@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from preprocessing.errors import DataError, IsarcasmError
+from preprocessing.fileio import usual_mode
 
 DEFAULT = "glove"
 RANDOM = "random"
@@ -196,7 +197,7 @@ def _write_cache(kv, final: Path, source: Path, digest: str) -> bool:
     try:
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=root))
-        tmp.chmod(0o755)  # mkdtemp's owner-only mode would hide a shared data dir's cache from its other users
+        tmp.chmod(usual_mode(directory=True))  # not mkdtemp's owner-only mode: a shared data dir's cache
     except OSError:
         return False
     try:

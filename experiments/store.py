@@ -17,6 +17,7 @@ from pathlib import Path
 
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import usual_mode
 
 #: Where a results file goes when a later invocation writes the same experiment's results.
 PREVIOUS = "previous"
@@ -36,6 +37,7 @@ def write_json(path: Path, value) -> None:
 def write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.chmod(tmp, usual_mode())
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -104,6 +106,7 @@ class RunWriter:
             )
         directory.parent.mkdir(parents=True, exist_ok=True)
         self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))
+        self.staging.chmod(usual_mode(directory=True))
 
     def path(self, name: str) -> Path:
         return self.staging / name

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -89,3 +90,15 @@ def parse_label(path: Path, row: int | str | None, value: Any, mapping: dict[str
         allowed = ", ".join(repr(k) for k in mapping)
         raise DataError.at(path, row, f"label {key!r} is not one of {allowed}")
     return mapping[key]
+
+
+def usual_mode(directory: bool = False) -> int:
+    """The mode ``open``/``mkdir`` give a new file or folder under the current umask.
+
+    Atomic writes go through :mod:`tempfile`, whose files and folders are
+    owner-only (0o600/0o700); they get this mode instead, so results, runs and
+    caches in a shared folder stay readable by its other users.
+    """
+    umask = os.umask(0)
+    os.umask(umask)
+    return (0o777 if directory else 0o666) & ~umask

@@ -1,5 +1,7 @@
 """The run store: atomic writes, resume detection, no silent overwrite."""
 import json
+import os
+import stat
 
 import pytest
 
@@ -57,3 +59,17 @@ def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys
     assert json.loads(next(p for p in kept if p.suffix == ".json").read_text())["wall_seconds"] == 3600
     assert (tmp_path / "t.md").read_text() == "# second\n"
     assert "earlier t results moved to" in capsys.readouterr().err
+
+
+def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_json(tmp_path / "results" / "x.json", {"a": 1})
+        writer = RunWriter(tmp_path / "runs" / "seed-0", "hash")
+        write_json(writer.path("metrics.json"), {"config_hash": "hash"})
+        run = writer.commit()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "results" / "x.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE(run.stat().st_mode) == 0o755
+    assert stat.S_IMODE((run / "metrics.json").stat().st_mode) == 0o644
