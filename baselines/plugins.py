@@ -74,6 +74,11 @@ def load_model_file(path: str | Path) -> list[str]:
     return names
 
 
+def plugin_files() -> list[str]:
+    """The plugin files loaded so far (resolved paths), e.g. to load them again in a worker process."""
+    return [key for key, names in _LOADED.items() if names and "file" in _ORIGINS.get(names[0], {})]
+
+
 def load_entry_points() -> list[str]:
     """Load every installed ``isarcasm.models`` entry point; return the model names they registered."""
     names = []

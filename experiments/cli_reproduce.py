@@ -23,10 +23,13 @@ def _split_list(value: str | None) -> list[str] | None:
 @click.option("--models", default=None, help="Comma-separated subset of models.")
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Runs trained at once, each in its own process with cores/JOBS threads (same numbers; "
+                   "Keras' epoch lines are then not shown).")
 @training_options
 @file_corpus_options
 @click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, force, tensorboard, quick,
+def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, force, tensorboard, quick, jobs,
               **options):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
@@ -40,7 +43,8 @@ def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, 
     spec = load_experiment(experiment).select(_split_list(models), _split_list(corpora))
     config = train_config(options, quick, spec.protocol())  # the rest are corpus options
     result = run_experiment(spec, data_dir(ctx), Path(output_dir), Path(results_dir), list(range(seeds)),
-                            config, quick=quick, force=force, tensorboard=tensorboard, file_options=options)
+                            config, quick=quick, force=force, tensorboard=tensorboard, file_options=options,
+                            jobs=jobs)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
 
 

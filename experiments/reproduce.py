@@ -16,27 +16,27 @@ from tqdm import tqdm
 
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
-from preprocessing.pipeline import PreprocessConfig
 
 from . import provenance
 from .experiment import Cell, Experiment
 from .human import manual_labelling_metrics
 from .metrics import METRICS, summary_stats
 from .operating_point import operating_point
+from .parallel import RunTask, run_tasks
 from .protocol import QUICK, TrainConfig
 from .report import markdown_report
 from .store import run_dir, write_result_files
-from .training import train_run
 
 
 def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, results_root: Path,
                    seeds: list[int], train: TrainConfig = TrainConfig(), quick: bool = False,
                    force: bool = False, verbose: int = 2, tensorboard: bool = False,
-                   file_options: dict | None = None) -> dict:
+                   file_options: dict | None = None, jobs: int = 1) -> dict:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
     ``file_options`` are the command line's corpus options (columns of file
     corpora, ``text_file`` for isarcasm-ids), applied to the cells they fit.
+    ``jobs`` runs are trained at once, in worker processes (see :mod:`parallel`).
     """
     if quick:
         train = replace(train, **QUICK)
@@ -44,37 +44,33 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     name = "-".join(filter(None, [experiment.name, variant]))
     started = time.time()
     model_cells = [c for c in experiment.cells if not c.is_human]
-    datasets = {}
+    datasets, tasks, owners = {}, [], []
     for cell in model_cells:
+        options = corpus_options(cell.corpus, **(file_options or {}))
         if cell.corpus not in datasets:
-            options = corpus_options(cell.corpus, **(file_options or {}))
             datasets[cell.corpus] = load_corpus(cell.corpus, data_dir, **options)
-    jobs = {cell.key: _jobs(cell, datasets[cell.corpus], seeds) for cell in model_cells}
-    progress = tqdm(total=sum(map(len, jobs.values())), desc=name, unit="run", dynamic_ncols=True)
-    cells = []
-    for cell in experiment.cells:
-        if cell.is_human:
-            cells.append(_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]))
-            continue
-        dataset = datasets[cell.corpus]
-        runs = []
-        for seed, fold in jobs[cell.key]:
-            progress.set_postfix_str(f"{cell.key} seed {seed}" + ("" if fold is None else f" fold {fold + 1}"))
-            directory = run_dir(runs_root, name, cell.corpus, cell.model, seed, fold)
-            runs.append(train_run(dataset, cell.model, seed, directory, data_dir, train,
-                                  PreprocessConfig(language=dataset.language), force=force,
-                                  verbose=verbose, tensorboard=tensorboard, fold=fold))
-            progress.update()
-        summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
-        summary["reused_runs"] = sum(r.skipped for r in runs)
-        if cell.folds:
-            summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
-        if dataset.is_binary:
-            summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
-        else:
-            summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
-        cells.append(summary)
-        tqdm.write(_one_line(summary))
+        for seed, fold in _jobs(cell, datasets[cell.corpus], seeds):
+            tasks.append(RunTask(cell.corpus, tuple(sorted(options.items())), data_dir, cell.model, seed,
+                                 run_dir(runs_root, name, cell.corpus, cell.model, seed, fold), train, fold, force,
+                                 tensorboard))
+            owners.append(cell.key)
+    progress = tqdm(total=len(tasks), desc=name, unit="run", dynamic_ncols=True)
+    results, summaries = {}, {}
+
+    def finished(index: int, run) -> None:
+        """Record a run; once every run of its cell is in, summarise the cell in one line."""
+        results[index] = run
+        progress.update()
+        key = owners[index]
+        mine = [i for i, owner in enumerate(owners) if owner == key]
+        if all(i in results for i in mine):
+            cell = next(c for c in model_cells if c.key == key)
+            summaries[key] = _summarise(cell, datasets[cell.corpus], [results[i] for i in mine], seeds, train)
+            tqdm.write(_one_line(summaries[key]))
+
+    run_tasks(tasks, datasets, jobs, verbose, finished)
+    cells = [_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]) if cell.is_human
+             else summaries[cell.key] for cell in experiment.cells]
     progress.close()
     result = {
         "experiment": name,
@@ -92,6 +88,19 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     }
     write_result_files(result, results_root, results_csv(result), markdown_report(result))
     return result
+
+
+def _summarise(cell: Cell, dataset, runs: list, seeds: list[int], train: TrainConfig) -> dict:
+    """A cell's aggregate over its runs, with the operating point (binary) or per-class F1."""
+    summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+    summary["reused_runs"] = sum(r.skipped for r in runs)
+    if cell.folds:
+        summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
+    if dataset.is_binary:
+        summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
+    else:
+        summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
+    return summary
 
 
 def _jobs(cell: Cell, dataset, seeds: list[int]) -> list[tuple[int, int | None]]:
