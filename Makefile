@@ -8,6 +8,8 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 # Arguments for the main job, e.g. `make demo DEMO_ARGS="--quick"` for a smoke run.
 DEMO_ARGS ?=
+# Runs trained at once (see `isarcasm reproduce --help`); the numbers do not depend on it.
+JOBS ?= 2
 
 .PHONY: demo test install data
 
@@ -22,7 +24,7 @@ data: install
 
 demo: data
 	$(BIN)/isarcasm data list
-	$(BIN)/isarcasm reproduce table7 $(DEMO_ARGS)
+	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
 test: $(BIN)/python
 	$(PIP) -e '.[test]'
