@@ -118,7 +118,8 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     # The model's own aggregate (its table rows) is kept apart from the reproduction's results file.
     result = run_experiment(own, settings.data_dir, settings.runs_root, results_root / f"benchmark-{model}", seeds,
                             settings.train, force=settings.force, verbose=settings.verbose,
-                            tensorboard=settings.tensorboard, file_options=settings.file_options)
+                            tensorboard=settings.tensorboard, file_options=settings.file_options,
+                            jobs=settings.jobs)
     cells, absent = [], []
     for corpus, summary in zip(corpus_names, result["cells"]):
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]

@@ -24,10 +24,17 @@ def _seeds(seeds: int | None, quick: bool) -> list[int]:
     return list(range(seeds))
 
 
-def _settings(ctx, output_dir, force, tensorboard, config, file_options):
+def _settings(ctx, output_dir, force, tensorboard, config, file_options, jobs):
     from .cross_eval import Settings
 
-    return Settings(data_dir(ctx), Path(output_dir), config, file_options, force=force, tensorboard=tensorboard)
+    return Settings(data_dir(ctx), Path(output_dir), config, file_options, force=force, tensorboard=tensorboard,
+                    jobs=jobs)
+
+
+#: The same option as ``reproduce --jobs``.
+jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                           help="Runs trained at once, each in its own process with cores/JOBS threads "
+                                "(same numbers).")
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:
@@ -48,10 +55,11 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
                    "riloff, ptacek, sarc-pol]")
 @click.option("--seeds", type=int, default=None, help="Seeds per cell, 0 .. N-1  [default: 5; 1 with --quick]")
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
+@jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def cross_eval(ctx, models, corpora, seeds, results_dir, output_dir, force, tensorboard, quick, **options):
+def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force, tensorboard, quick, **options):
     """Train each model on each corpus and test it on every corpus' test split.
 
     Finished runs are reused (from runs/cross/, or from table6/table7 runs with the same configuration);
@@ -62,7 +70,7 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, output_dir, force, tens
     from .cross_eval import CORPORA, run_cross
 
     config = train_config(options, quick)  # the rest are corpus options
-    settings = _settings(ctx, output_dir, force, tensorboard, config, options)
+    settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)
     result = run_cross(_split_list(models) or classic_models(), _split_list(corpora) or list(CORPORA),
                        _seeds(seeds, quick), settings, Path(results_dir))
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
@@ -82,11 +90,12 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, output_dir, force, tens
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
               help="Bootstrap resamples of the test examples.")
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
+@jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, output_dir, force,
-              tensorboard, quick, **options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, jobs, output_dir,
+              force, tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
@@ -96,7 +105,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     from .benchmark import benchmark_summary, parse_experiments, run_benchmark
 
     config = train_config(options, quick)  # the rest are corpus options
-    settings = _settings(ctx, output_dir, force, tensorboard, config, options)
+    settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)
     result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else _split_list(against),
                            _seeds(seeds, quick), settings, Path(results_dir), _split_list(corpora), method, resamples,
                            _changed_options(ctx))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -63,6 +63,8 @@ class Settings:
     force: bool = False
     verbose: int = 2
     tensorboard: bool = False
+    #: Runs trained at once, in worker processes (see :mod:`parallel`).
+    jobs: int = 1
     _datasets: dict = field(default_factory=dict, repr=False)
 
     def dataset(self, name: str) -> Dataset:
@@ -140,6 +142,24 @@ def training_run(dataset: Dataset, model: str, seed: int, settings: Settings,
                      tensorboard=settings.tensorboard).directory
 
 
+def train_in_parallel(models: list[str], datasets: list[Dataset], seeds: list[int], settings: Settings) -> None:
+    """Train the missing runs ``settings.jobs`` at a time; the sequential pass then finds them finished."""
+    from .parallel import RunTask, run_tasks
+
+    tasks = [RunTask(train.name, tuple(sorted(corpus_options(train.name, **settings.file_options).items())),
+                     settings.data_dir, model, seed,
+                     run_dir(settings.runs_root, settings.experiment(NAME), train.name, model, seed),
+                     settings.train, None, settings.force, settings.tensorboard)
+             for model in models for train in datasets for seed in seeds
+             if settings.force or finished_run(train, model, seed, settings) is None]
+    if not tasks:
+        return
+    progress = tqdm(total=len(tasks), desc=f"{settings.experiment(NAME)}: training", unit="run", dynamic_ncols=True)
+    run_tasks(tasks, {d.name: d for d in datasets}, settings.jobs, settings.verbose,
+              lambda _index, _run: progress.update())
+    progress.close()
+
+
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
     """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
     from .inference import evaluate_run, evaluation_paths, load_run
@@ -174,6 +194,9 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     if len(classes) > 1:
         raise IsarcasmError("cross-dataset evaluation needs corpora with the same labels; got "
                             + ", ".join(f"{corpus_label(d.name)} ({len(d.label_names)} classes)" for d in datasets))
+    if train_missing and settings.jobs > 1:
+        train_in_parallel(models, datasets, seeds, settings)
+        settings = replace(settings, force=False)  # every run was just (re)trained: the pass below reuses them
     cells, missing = [], []
     progress = tqdm(total=len(models) * len(datasets) * len(seeds), desc=settings.experiment(NAME), unit="run",
                     dynamic_ncols=True)

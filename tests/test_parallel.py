@@ -28,3 +28,19 @@ def test_two_jobs_give_the_numbers_of_one(tmp_path):
     assert output.output.count("F1(sarcastic)") == 2  # one summary line per cell
     again, _ = reproduce(tmp_path, experiment, "two", jobs=2)
     assert again.output.count("2 reused") == 2
+
+
+def test_cross_eval_trains_missing_runs_in_parallel_with_the_same_numbers(tmp_path):
+    alpha, beta = write_corpus(tmp_path / "alpha.csv", seed=0), write_corpus(tmp_path / "beta.csv", seed=1)
+
+    def cross(folder: str, jobs: int) -> dict:
+        args = ["cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}", "--seeds", "1", "--epochs", "1",
+                "--embeddings", "random", "--split-col", "split", "--output-dir", str(tmp_path / folder / "runs"),
+                "--results-dir", str(tmp_path / folder / "results"), "--jobs", str(jobs)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        return json.loads((tmp_path / folder / "results/cross-epochs-1-embeddings-random.json").read_text())
+
+    alone, together = cross("one", 1), cross("two", 2)
+    assert [c["metrics"] for c in together["cells"]] == [c["metrics"] for c in alone["cells"]]
+    assert len(together["cells"]) == 4
