@@ -8,7 +8,7 @@ from click.core import ParameterSource
 
 from preprocessing.errors import IsarcasmError
 
-from .cli_common import data_dir, file_corpus_options
+from .cli_common import data_dir, file_corpus_options, jobs_option
 from .cli_reproduce import _split_list
 from .cli_train import train_config, training_options
 
@@ -29,12 +29,6 @@ def _settings(ctx, output_dir, force, tensorboard, config, file_options, jobs):
 
     return Settings(data_dir(ctx), Path(output_dir), config, file_options, force=force, tensorboard=tensorboard,
                     jobs=jobs)
-
-
-#: The same option as ``reproduce --jobs``.
-jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                           help="Runs trained at once, each in its own process with cores/JOBS threads "
-                                "(same numbers).")
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:

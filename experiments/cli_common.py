@@ -55,3 +55,9 @@ def table(rows: list[list[str]], header: list[str]) -> str:
 def _numeric(value) -> bool:
     text = str(value).replace(",", "").replace("%", "").replace(".", "", 1).lstrip("-")
     return text.isdigit()
+
+
+#: ``--jobs`` of the commands that train runs (reproduce, cross-eval, benchmark); see experiments/parallel.py.
+jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                           help="Runs trained at once, each in its own process with cores/JOBS threads (same "
+                                "numbers; Keras' epoch lines are then not shown).")

@@ -7,7 +7,7 @@ import click
 
 from preprocessing.errors import IsarcasmError
 
-from .cli_common import data_dir, echo_json, file_corpus_options, json_option
+from .cli_common import data_dir, echo_json, file_corpus_options, jobs_option, json_option
 from .cli_train import train_config, training_options
 from .experiment import available, load_experiment
 from .store import read_json
@@ -23,9 +23,7 @@ def _split_list(value: str | None) -> list[str] | None:
 @click.option("--models", default=None, help="Comma-separated subset of models.")
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Runs trained at once, each in its own process with cores/JOBS threads (same numbers; "
-                   "Keras' epoch lines are then not shown).")
+@jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context

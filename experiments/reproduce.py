@@ -44,7 +44,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     name = "-".join(filter(None, [experiment.name, variant]))
     started = time.time()
     model_cells = [c for c in experiment.cells if not c.is_human]
-    datasets, tasks, owners = {}, [], []
+    datasets, tasks, owners, runs_of = {}, [], [], {}
     for cell in model_cells:
         options = corpus_options(cell.corpus, **(file_options or {}))
         if cell.corpus not in datasets:
@@ -53,7 +53,8 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
             tasks.append(RunTask(cell.corpus, tuple(sorted(options.items())), data_dir, cell.model, seed,
                                  run_dir(runs_root, name, cell.corpus, cell.model, seed, fold), train, fold, force,
                                  tensorboard))
-            owners.append(cell.key)
+            owners.append(cell)
+            runs_of.setdefault(cell.key, []).append(len(tasks) - 1)
     progress = tqdm(total=len(tasks), desc=name, unit="run", dynamic_ncols=True)
     results, summaries = {}, {}
 
@@ -61,12 +62,11 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         """Record a run; once every run of its cell is in, summarise the cell in one line."""
         results[index] = run
         progress.update()
-        key = owners[index]
-        mine = [i for i, owner in enumerate(owners) if owner == key]
+        cell = owners[index]
+        mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            cell = next(c for c in model_cells if c.key == key)
-            summaries[key] = _summarise(cell, datasets[cell.corpus], [results[i] for i in mine], seeds, train)
-            tqdm.write(_one_line(summaries[key]))
+            summaries[cell.key] = _summarise(cell, datasets[cell.corpus], [results[i] for i in mine], seeds, train)
+            tqdm.write(_one_line(summaries[cell.key]))
 
     run_tasks(tasks, datasets, jobs, verbose, finished)
     cells = [_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]) if cell.is_human

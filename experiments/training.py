@@ -67,8 +67,9 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
     from preprocessing.lexicons import LEXICON_TOKENS
 
     plugin = {"model_source": origin(model)} if origin(model) else {}
-    lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in MODELS.get(model).inputs else {}
-    aux = aux_tasks(MODELS.get(model), dataset)
+    spec = MODELS.get(model)
+    lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in spec.inputs else {}
+    aux = aux_tasks(spec, dataset)
     return {
         **plugin,
         **lexicon,
@@ -205,12 +206,12 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
                                aux_heads={task: len(classes) for task, classes in aux.items()})
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
-    metric = selection_metric(num_classes, multi_label)
+    compile_metrics = [selection_metric(num_classes, multi_label)]
     if aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in aux}}
-        metric = {MAIN_OUTPUT: [metric]}
+        compile_metrics = {MAIN_OUTPUT: compile_metrics}
     network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate), loss=loss,
-                    metrics=metric if aux else [metric])
+                    metrics=compile_metrics)
 
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if aux else "val_f1")
     callbacks = [keeper]
