@@ -61,6 +61,9 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     def finished(index: int, run) -> None:
         """Record a run; once every run of its cell is in, summarise the cell in one line."""
         results[index] = run
+        task = tasks[index]
+        fold = "" if task.fold is None else f" fold {task.fold}"
+        progress.set_postfix_str(f"last done: {task.corpus}/{task.model} seed {task.seed}{fold}", refresh=False)
         progress.update()
         cell = owners[index]
         mine = runs_of[cell.key]
