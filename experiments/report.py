@@ -96,16 +96,16 @@ def operating_point_section(cells: list[dict]) -> list[str]:
 
 
 def per_class_section(cells: list[dict]) -> list[str]:
-    """Test F1 of every class or label of the multi-class and multi-label cells."""
+    """Test precision, recall and F1 of every class (or label) of every cell."""
     rows = [c for c in cells if c.get("per_class")]
     if not rows:
         return []
-    lines = ["", "## Per-class F1 (test split)", "", "| corpus | model | class | support | F1 (mean ± std) |",
-             "|---|---|---|---|---|"]
+    lines = ["", "## Per-class scores (test split, mean ± std)", "",
+             "| corpus | model | class | support | precision | recall | F1 |", "|---|---|---|---|---|---|---|"]
     for cell in rows:
         for name, stats in cell["per_class"].items():
-            lines.append(f"| {cell['corpus']} | {cell['model']} | {name} | {stats['support']} | "
-                         f"{stats['mean']:.3f} ± {stats['std']:.3f} |")
+            scores = " | ".join(f"{stats[s]['mean']:.3f} ± {stats[s]['std']:.3f}" for s in ("precision", "recall", "f1"))
+            lines.append(f"| {cell['corpus']} | {cell['model']} | {name} | {stats['support']} | {scores} |")
     return lines
 
 

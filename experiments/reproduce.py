@@ -101,8 +101,7 @@ def _summarise(cell: Cell, dataset, runs: list, seeds: list[int], train: TrainCo
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
     if dataset.is_binary:
         summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
-    else:
-        summary["per_class"] = per_class_f1(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
+    summary["per_class"] = per_class_scores(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
     return summary
 
 
@@ -138,10 +137,12 @@ def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: l
     return summary
 
 
-def per_class_f1(label_names: tuple[str, ...], tests: list[dict], n_seeds: int) -> dict:
-    """Each class's (or label's) test F1 over the runs, with its support in the test data they cover
-    (the test split, or all folds' test parts together)."""
-    return {name: {**summary_stats([t["per_class"][str(k)]["f1"] for t in tests]),
+def per_class_scores(label_names: tuple[str, ...], tests: list[dict], n_seeds: int) -> dict:
+    """Each class's (or label's) test precision, recall and F1 over the runs, with its support in the
+    test data they cover (the test split, or all folds' test parts together).  KoCoSa's paper reports
+    per-class precision and recall; the multi-class tasks need them to show which types are learnt."""
+    return {name: {**{score: summary_stats([t["per_class"][str(k)][score] for t in tests])
+                      for score in ("precision", "recall", "f1")},
                    "support": sum(t["per_class"][str(k)]["support"] for t in tests) // n_seeds}
             for k, name in enumerate(label_names)}
 

@@ -1,7 +1,7 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
 from experiments.experiment import Cell, Reference
 from experiments.report import markdown_report
-from experiments.reproduce import _aggregate, results_csv
+from experiments.reproduce import _aggregate, per_class_scores, results_csv
 
 
 def result_with(values, references, note="a data note"):
@@ -42,3 +42,17 @@ def test_the_wall_time_says_when_runs_were_reused_from_an_earlier_invocation():
     assert "reused" not in markdown_report(result)
     result["cells"][0]["reused_runs"] = 2
     assert "2 of 2 runs were finished by an earlier invocation and reused" in markdown_report(result)
+
+
+def test_per_class_rows_average_each_class_over_the_runs():
+    def run(p0, p1):
+        return {"per_class": {"0": {"precision": p0, "recall": 0.5, "f1": 0.4, "support": 6},
+                              "1": {"precision": p1, "recall": 1.0, "f1": 0.8, "support": 4}}}
+
+    per_class = per_class_scores(("not sarcastic", "sarcastic"), [run(0.2, 0.6), run(0.4, 0.8)], n_seeds=2)
+    assert per_class["sarcastic"]["precision"]["mean"] == 0.7
+    assert per_class["sarcastic"]["support"] == 4  # per seed, not summed over the runs
+    result = result_with([0.60], [])
+    result["cells"][0]["per_class"] = per_class
+    assert ("| riloff | lstm | not sarcastic | 6 | 0.300 ± 0.141 | 0.500 ± 0.000 | 0.400 ± 0.000 |"
+            in markdown_report(result))
