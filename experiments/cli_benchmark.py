@@ -13,7 +13,7 @@ from .cli_reproduce import _split_list
 from .cli_train import train_config, training_options
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
-_PROTOCOL_OPTIONS = ("epochs", "batch_size", "learning_rate", "selection", "class_weight", "tune_threshold",
+_PROTOCOL_OPTIONS = ("epochs", "batch_size", "learning_rate", "selection", "select_on", "class_weight", "tune_threshold",
                      "embeddings", "context", "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
 
 

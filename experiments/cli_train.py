@@ -22,7 +22,7 @@ from .cli_preprocess import (
     pop_preprocess_options,
     preprocess_options,
 )
-from .protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECTIONS, TrainConfig, changed_fields
+from .protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECT_ON, SELECTIONS, TrainConfig, changed_fields
 from .store import run_dir
 
 
@@ -34,6 +34,9 @@ def training_options(func):
         click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True),
         click.option("--selection", type=click.Choice(SELECTIONS), default="best", show_default=True,
                      help="best: weights of the best validation-F1 epoch; last: after the final epoch."),
+        click.option("--select-on", type=click.Choice(SELECT_ON), default="default", show_default=True,
+                     help="The validation F1 that --selection best maximises: default is the sarcastic class's "
+                          "(macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a named variant)."),
         click.option("--class-weight", type=click.Choice(CLASS_WEIGHTS), default="none", show_default=True,
                      help="balanced: weight the loss by inverse class frequency (a variant, not the paper's setting)."),
         click.option("--tune-threshold", is_flag=True,
@@ -56,8 +59,8 @@ def training_options(func):
 
 
 #: The options of :func:`training_options` that are TrainConfig fields.
-_TRAIN_FIELDS = ("epochs", "batch_size", "learning_rate", "selection", "class_weight", "tune_threshold", "embeddings",
-                 "context")
+_TRAIN_FIELDS = ("epochs", "batch_size", "learning_rate", "selection", "select_on", "class_weight", "tune_threshold",
+                 "embeddings", "context")
 
 
 def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None) -> TrainConfig:

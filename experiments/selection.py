@@ -26,12 +26,12 @@ class ClassF1(keras.metrics.F1Score):
         return {"class_index": self.class_index, "name": self.name, "dtype": self.dtype}
 
 
-def selection_metric(num_classes: int, multi_label: bool = False) -> keras.metrics.Metric:
-    """Sarcastic-class F1 for binary tasks, macro-F1 otherwise (over labels at 0.5 for
-    multi-label ones); logged as ``f1``/``val_f1``."""
+def selection_metric(num_classes: int, multi_label: bool = False, macro: bool = False) -> keras.metrics.Metric:
+    """Sarcastic-class F1 for binary tasks unless ``macro``, macro-F1 otherwise (over labels at
+    0.5 for multi-label ones); logged as ``f1``/``val_f1``."""
     if multi_label:
         return keras.metrics.F1Score(average="macro", threshold=0.5, name="f1")
-    if num_classes == 2:
+    if num_classes == 2 and not macro:
         return ClassF1(class_index=1, name="f1")
     return keras.metrics.F1Score(average="macro", threshold=None, name="f1")
 

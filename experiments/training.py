@@ -206,7 +206,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
                                aux_heads={task: len(classes) for task, classes in aux.items()})
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
-    compile_metrics = [selection_metric(num_classes, multi_label)]
+    compile_metrics = [selection_metric(num_classes, multi_label, macro=train.select_on == "macro-f1")]
     if aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}

@@ -43,3 +43,17 @@ def test_best_threshold_maximises_validation_f1():
     t = best_threshold(gold, p)
     assert 0.3 < t <= 0.35
     assert f1_score(gold, (p >= t).astype(int)) == 1.0
+
+
+@pytest.mark.parametrize("macro, average", [(False, "binary"), (True, "macro")])
+def test_the_selection_metric_is_scikit_learns_f1_at_the_decision_threshold(macro, average):
+    from experiments.selection import selection_metric
+
+    gold = np.array([1, 1, 1, 1, 0, 0, 1, 0])
+    probabilities = np.array([0.9, 0.6, 0.4, 0.2, 0.7, 0.1, 0.55, 0.3])
+    metric = selection_metric(2, macro=macro)
+    metric.update_state(np.eye(2)[gold], np.stack([1 - probabilities, probabilities], axis=1))
+    expected = f1_score(gold, (probabilities >= 0.5).astype(int), average=average)
+    assert float(metric.result()) == pytest.approx(expected, abs=1e-6)
+    assert expected != pytest.approx(f1_score(gold, (probabilities >= 0.5).astype(int),
+                                              average="macro" if average == "binary" else "binary"))
