@@ -51,14 +51,18 @@ def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, 
 @click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
 @click.option("--html", is_flag=True,
               help="Also draw the figures (PNG) and write RESULTS_DIR/EXPERIMENT/index.html showing them.")
+@click.option("--against", metavar="OTHER",
+              help="Compare with another results file of the same cells, e.g. a variant: "
+                   "`isarcasm report multilingual --against multilingual-context-all`.")
 @json_option
-def report(experiment, results_dir, html, as_json):
+def report(experiment, results_dir, html, against, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
-    path = Path(results_dir) / f"{experiment}.json"
-    if not path.is_file():
-        raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
-                            f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
-    result = read_json(path)
+    result = _results(results_dir, experiment)
+    if against:
+        from .report import comparison_markdown
+
+        click.echo(comparison_markdown(result, _results(results_dir, against)))
+        return
     text = report_markdown(result)
     if as_json:
         echo_json(result)
@@ -69,6 +73,14 @@ def report(experiment, results_dir, html, as_json):
 
         page = write_html_report(result, text, Path(results_dir) / experiment)
         click.echo(f"report with figures: {page}", err=as_json)
+
+
+def _results(results_dir: str, experiment: str) -> dict:
+    path = Path(results_dir) / f"{experiment}.json"
+    if not path.is_file():
+        raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
+                            f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
+    return read_json(path)
 
 
 def report_markdown(result: dict) -> str:

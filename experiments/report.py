@@ -75,6 +75,33 @@ def markdown_report(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def comparison_markdown(base: dict, other: dict) -> str:
+    """``other`` (say, a variant such as ``multilingual-context-all``) beside ``base``, cell by cell:
+    each metric's mean ± std in both and the difference of the means.  Only the cells (corpus, model)
+    that both have are compared; the seeds of each side are named so unequal ones are seen."""
+    from preprocessing.errors import IsarcasmError
+
+    theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
+    shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
+    if not shared:
+        raise IsarcasmError(f"'{other['experiment']}' and '{base['experiment']}' have no (corpus, model) cell in common")
+    a, b = base["experiment"], other["experiment"]
+    lines = [f"# {b} against {a}", "", f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
+             "Δ is the difference of the means.", "",
+             f"| corpus | model | metric | {a} | {b} | Δ |", "|---|---|---|---|---|---|"]
+    for mine, their in shared:
+        for metric in shown_metrics(mine, base.get("shown_metrics", [])):
+            if metric in their["metrics"]:
+                x, y = mine["metrics"][metric], their["metrics"][metric]
+                lines.append(f"| {mine['corpus']} | {mine['model']} | {metric} | {x['mean']:.3f} ± {x['std']:.3f} | "
+                             f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _seed_list(result: dict) -> str:
+    return ", ".join(map(str, result["seeds"]))
+
+
 def operating_point_section(cells: list[dict]) -> list[str]:
     """The operating-point table (see :mod:`experiments.operating_point`) of the cells that have one."""
     rows = [c for c in cells if c.get("operating_point")]

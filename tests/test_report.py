@@ -1,7 +1,10 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
+import pytest
+
 from experiments.experiment import Cell, Reference
-from experiments.report import markdown_report
+from experiments.report import comparison_markdown, markdown_report
 from experiments.reproduce import _aggregate, per_class_scores, results_csv
+from preprocessing.errors import IsarcasmError
 
 
 def result_with(values, references, note="a data note"):
@@ -56,3 +59,14 @@ def test_per_class_rows_average_each_class_over_the_runs():
     result["cells"][0]["per_class"] = per_class
     assert ("| riloff | lstm | not sarcastic | 6 | 0.300 ± 0.141 | 0.500 ± 0.000 | 0.400 ± 0.000 |"
             in markdown_report(result))
+
+
+def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
+    base, variant = result_with([0.60, 0.70], []), result_with([0.70, 0.80], [])
+    base["experiment"], variant["experiment"] = "dialogue", "dialogue-context-all"
+    text = comparison_markdown(base, variant)
+    assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.071 | 0.750 ± 0.071 | +0.100 |" in text
+    assert "Seeds: dialogue 0, 1; dialogue-context-all 0, 1." in text
+    variant["cells"][0]["model"] = "cnn"
+    with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
+        comparison_markdown(base, variant)
