@@ -142,14 +142,19 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
 
 
 def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | None:
-    """Per model, the test confusion matrix averaged over seeds; colour = share of the true class's examples."""
+    """Per model, the test confusion matrix averaged over its runs; colour = share of the true class's examples.
+
+    With many classes the cells only show the share, and the panels grow, so the text stays legible."""
     plt = _pyplot()
     cells = [c for c in cells if _runs(c) and "confusion_matrix" in read_json(_runs(c)[0] / "metrics.json")["test"]]
     if not cells:
         return None  # none, or multi-label cells only (they have per-label scores instead)
-    columns = min(4, len(cells))
+    classes = len(read_json(_runs(cells[0])[0] / "metrics.json")["test"]["confusion_matrix"])
+    many = classes > 4
+    side = max(3.0, 0.5 * classes + 1.0)
+    columns = min(3 if many else 4, len(cells))
     rows = -(-len(cells) // columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(3.0 * columns + 0.6, 3.0 * rows + 0.4), squeeze=False)
+    figure, axes = plt.subplots(rows, columns, figsize=(side * columns + 0.6, side * rows + 0.6), squeeze=False)
     for index, (axis, cell) in enumerate(zip(axes.flat, cells)):
         runs = _runs(cell)
         matrices = np.asarray([read_json(r / "metrics.json")["test"]["confusion_matrix"] for r in runs], dtype=float)
@@ -158,7 +163,8 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
         names = read_json(runs[0] / "config.json").get("label_names") or [str(k) for k in range(len(mean))]
         axis.imshow(shares, cmap="Blues", vmin=0, vmax=1)
         for (i, j), count in np.ndenumerate(mean):
-            axis.text(j, i, f"{count:.0f}\n{shares[i, j]:.0%}", ha="center", va="center", fontsize=8,
+            text = f"{shares[i, j]:.0%}" if many else f"{count:.0f}\n{shares[i, j]:.0%}"
+            axis.text(j, i, text, ha="center", va="center", fontsize=7 if many else 8,
                       color="white" if shares[i, j] > 0.6 else "black")
         short = [n.replace("not_sarcastic", "not sarc.").replace("sarcastic", "sarc.") for n in names]
         axis.set_xticks(range(len(names)), short, fontsize=8, rotation=40 if len(names) > 2 else 0,
@@ -167,12 +173,20 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
         axis.set_xlabel("predicted", fontsize=8)
         if index % columns == 0:
             axis.set_ylabel("true", fontsize=8)
-        axis.set_title(f"{cell['model']} ({len(runs)} seed{'s' if len(runs) > 1 else ''})", fontsize=9)
+        axis.set_title(f"{cell['model']} ({_run_count(cell, runs)})", fontsize=9)
     for axis in list(axes.flat)[len(cells):]:
         axis.set_visible(False)
-    figure.suptitle(f"{corpus}: test confusion matrices\n(mean count over seeds; % of the true class)")
+    shown = "% of the true class" if many else "mean count per run; % of the true class"
+    figure.suptitle(f"{corpus}: test confusion matrices\n({shown})")
     figure.tight_layout()
     return _save(figure, path)
+
+
+def _run_count(cell: dict, runs: list[Path]) -> str:
+    """'3 seeds', or '5 folds x 3 seeds' for a cross-validated cell (whose runs are each one fold's test part)."""
+    seeds = len(cell.get("seeds") or runs)
+    plural = "s" if seeds > 1 else ""
+    return f"{cell['folds']} folds x {seeds} seed{plural}" if cell.get("folds") else f"{len(runs)} seed{'s' if len(runs) > 1 else ''}"
 
 
 def _history(path: Path) -> dict[str, np.ndarray]:
