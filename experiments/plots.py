@@ -85,7 +85,9 @@ def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path:
     height = figure.get_figheight()  # legend and title sit in a fixed band of inches above the panels
     figure.legend([handles[label] for label in order], order, loc="upper center", ncol=3, frameon=False,
                   bbox_to_anchor=(0.5, 1.0))
-    figure.suptitle(f"{corpus}: ours (mean ± std over seeds) and the reference numbers", y=1 + 0.3 / height)
+    spread = "folds x seeds" if any(cell.get("folds") for cell in cells) else "seeds"
+    references = " and the reference numbers" if len(order) > 1 else " (no reference numbers for this corpus)"
+    figure.suptitle(f"{corpus}: ours (mean ± std over {spread}){references}", y=1 + 0.3 / height)
     figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / height))
     return _save(figure, path)
 

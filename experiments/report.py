@@ -6,6 +6,8 @@ implementation are marked and listed with the cell's data note.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 FLAG = 0.03
 _SHOWN_ALWAYS = ("f1_sarcastic", "f1_macro")
 
@@ -77,8 +79,10 @@ def markdown_report(result: dict) -> str:
 
 def comparison_markdown(base: dict, other: dict) -> str:
     """``other`` (say, a variant such as ``multilingual-context-all``) beside ``base``, cell by cell:
-    each metric's mean ± std in both and the difference of the means.  Only the cells (corpus, model)
-    that both have are compared; the seeds of each side are named so unequal ones are seen."""
+    each metric's mean ± std in both, the difference of the means, and in how many paired runs (same
+    seed and fold, hence the same test texts) the variant scored higher: the spread over seeds and
+    folds is often as large as Δ, and the pairing shows whether Δ is consistent.  Only the cells
+    (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
     from preprocessing.errors import IsarcasmError
 
     theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
@@ -87,15 +91,31 @@ def comparison_markdown(base: dict, other: dict) -> str:
         raise IsarcasmError(f"'{other['experiment']}' and '{base['experiment']}' have no (corpus, model) cell in common")
     a, b = base["experiment"], other["experiment"]
     lines = [f"# {b} against {a}", "", f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
-             "Δ is the difference of the means.", "",
-             f"| corpus | model | metric | {a} | {b} | Δ |", "|---|---|---|---|---|---|"]
+             f"Δ is the difference of the means; higher in: the paired runs (same seed and fold) in which {b} "
+             "scored higher.", "",
+             f"| corpus | model | metric | {a} | {b} | Δ | higher in |", "|---|---|---|---|---|---|---|"]
     for mine, their in shared:
         for metric in shown_metrics(mine, base.get("shown_metrics", [])):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
                 lines.append(f"| {mine['corpus']} | {mine['model']} | {metric} | {x['mean']:.3f} ± {x['std']:.3f} | "
-                             f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} |")
+                             f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} | "
+                             f"{_paired_wins(mine, their, metric)} |")
     return "\n".join(lines) + "\n"
+
+
+def _paired_wins(mine: dict, their: dict, metric: str) -> str:
+    """'k/n': of the n runs both cells have for the same seed and fold, the k where ``their`` scored higher."""
+    def by_run(cell):
+        runs, values = cell.get("runs", []), cell["metrics"][metric].get("values", [])
+        if len(runs) != len(values):
+            return {}
+        return {tuple(part for part in Path(run).parts if part.startswith(("seed-", "fold-"))): value
+                for run, value in zip(runs, values)}
+
+    ours, theirs = by_run(mine), by_run(their)
+    shared = [key for key in ours if key and key in theirs]
+    return f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}" if shared else "—"
 
 
 def _seed_list(result: dict) -> str:

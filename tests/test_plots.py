@@ -117,3 +117,22 @@ def test_markdown_to_html_covers_what_the_reports_use():
         "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>",
         "<ul><li>one</li><li>two</li></ul>",
     ]
+
+
+def test_bar_chart_title_says_whether_reference_numbers_are_drawn(tmp_path, monkeypatch):
+    from experiments import plots
+
+    result, _ = fake_results(tmp_path)
+    titles = []
+    save = plots._save
+
+    def keep_title(figure, path):
+        titles.append(figure._suptitle.get_text())
+        return save(figure, path)
+
+    monkeypatch.setattr(plots, "_save", keep_title)
+    plots.reference_bars("toy", result["cells"][:2], tmp_path / "with.png")
+    bare = [{**cell, "references": []} for cell in result["cells"][:2]]
+    plots.reference_bars("toy", bare, tmp_path / "without.png")
+    assert titles == ["toy: ours (mean ± std over seeds) and the reference numbers",
+                      "toy: ours (mean ± std over seeds) (no reference numbers for this corpus)"]

@@ -62,11 +62,17 @@ def test_per_class_rows_average_each_class_over_the_runs():
 
 
 def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
-    base, variant = result_with([0.60, 0.70], []), result_with([0.70, 0.80], [])
+    base, variant = result_with([0.60, 0.70, 0.65], []), result_with([0.70, 0.50, 0.80], [])
     base["experiment"], variant["experiment"] = "dialogue", "dialogue-context-all"
+    for result in (base, variant):  # the same folds and seeds, listed in different orders
+        runs = [f"runs/{result['experiment']}/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
+        result["cells"][0]["runs"] = runs if result is base else runs[::-1]
     text = comparison_markdown(base, variant)
-    assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.071 | 0.750 ± 0.071 | +0.100 |" in text
-    assert "Seeds: dialogue 0, 1; dialogue-context-all 0, 1." in text
+    # Paired by fold: 0.60 vs 0.80, 0.70 vs 0.50, 0.65 vs 0.70, so the variant is higher in 2 of 3.
+    assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | 2/3 |" in text
+    base["cells"][0]["runs"] = ["d"] * 3  # runs without seed or fold in their path cannot be paired
+    assert "| +0.017 | — |" in comparison_markdown(base, variant)
+    assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
     variant["cells"][0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)
