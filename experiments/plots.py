@@ -180,7 +180,7 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
         axis.set_visible(False)
     shown = "% of the true class" if many else "mean count per run; % of the true class"
     figure.suptitle(f"{corpus}: test confusion matrices\n({shown})")
-    figure.tight_layout()
+    figure.tight_layout(h_pad=1.5)  # room between a row's x labels and the next row's titles
     return _save(figure, path)
 
 
