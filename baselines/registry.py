@@ -43,6 +43,13 @@ class ModelSpec:
     #: any (``Dataset.aux_labels``), as Wu et al.'s (2018) multi-task Dense-LSTM.
     multitask: bool = False
 
+    @property
+    def reads_context(self) -> bool:
+        """Whether the model has a ``--context`` variant.  Its context encoder is a copy of the
+        model's token encoder, so a model with other inputs (Dense-LSTM's lexicon features,
+        which describe the text alone) has none."""
+        return self.inputs == ("tokens",)
+
     def resolve(self, config: ModelConfig) -> ModelConfig:
         """``config`` with the model's defaults filled in."""
         return config if config.dropout is not None else replace(config, dropout=self.dropout)
@@ -99,7 +106,7 @@ def _context_aware(spec: ModelSpec, config: ModelConfig, embedding, matrix: np.n
     is all padding, which every encoder maps to a defined (zero-attention)
     vector.
     """
-    if spec.inputs != ("tokens",):
+    if not spec.reads_context:
         raise IsarcasmError(f"model '{spec.name}' also reads {', '.join(spec.inputs[1:])}; the context-aware "
                             "variant is for models that read tokens only")
 

@@ -187,8 +187,10 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     """Every (model, train corpus, test corpus) cell, and the runs that are missing (when not trained)."""
     from baselines.registry import MODELS
 
-    for model in models:
-        MODELS.get(model)  # an unknown name fails before anything is trained
+    for model in models:  # an unknown name, or one without a context variant, fails before anything is trained
+        if not MODELS.get(model).reads_context and settings.train.context != "none":
+            raise IsarcasmError(f"--context: {model} also reads features other than tokens and has no context "
+                                "variant; choose other models with --models")
     datasets = [settings.dataset(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
     if len(classes) > 1:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -27,6 +28,23 @@ from .protocol import QUICK, TrainConfig
 from .report import markdown_report
 from .store import run_dir, write_result_files
 
+log = logging.getLogger("isarcasm")
+
+
+def _with_context_variant(cells: list[Cell]) -> list[Cell]:
+    """The cells whose model has a ``--context`` variant.  The others are left out with a warning
+    before any training, rather than failing after the other models' runs."""
+    from baselines.registry import MODELS
+
+    kept = [cell for cell in cells if MODELS.get(cell.model).reads_context]
+    for model in dict.fromkeys(cell.model for cell in cells if cell not in kept):
+        log.warning(f"{model} left out: --context needs a model that reads tokens alone, and {model} also "
+                    "reads other features")
+    if cells and not kept:
+        raise IsarcasmError("--context: none of the chosen models reads tokens alone; leave out --context or "
+                            "choose such models with --models")
+    return kept
+
 
 def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, results_root: Path,
                    seeds: list[int], train: TrainConfig = TrainConfig(), quick: bool = False,
@@ -44,6 +62,8 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
     name = "-".join(filter(None, [experiment.name, variant]))
     started = time.time()
     model_cells = [c for c in experiment.cells if not c.is_human]
+    if train.context != "none":
+        model_cells = _with_context_variant(model_cells)
     datasets, tasks, owners, runs_of = {}, [], [], {}
     for cell in model_cells:
         options = corpus_options(cell.corpus, **(file_options or {}))
@@ -73,7 +93,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
 
     run_tasks(tasks, datasets, jobs, verbose, finished)
     cells = [_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]) if cell.is_human
-             else summaries[cell.key] for cell in experiment.cells]
+             else summaries[cell.key] for cell in experiment.cells if cell.is_human or cell in model_cells]
     progress.close()
     result = {
         "experiment": name,

@@ -77,3 +77,23 @@ def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash()
     assert TrainConfig(select_on="macro-f1").variant() == "select-on-macro-f1"
     with pytest.raises(IsarcasmError, match="unknown selection metric 'f2'"):
         TrainConfig(select_on="f2")
+
+
+def test_an_experiment_with_context_leaves_out_models_without_a_context_variant(caplog):
+    from experiments.experiment import Cell
+    from experiments.reproduce import _with_context_variant
+
+    cells = [Cell("sarc7", "lstm", ()), Cell("sarc7", "dense-lstm", ()), Cell("mustard", "dense-lstm", ())]
+    with caplog.at_level("WARNING", logger="isarcasm"):
+        assert _with_context_variant(cells) == cells[:1]
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == ["dense-lstm left out"]  # one line per model
+    with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
+        _with_context_variant(cells[1:])
+
+
+def test_cross_eval_with_context_refuses_a_model_without_a_context_variant(tmp_path):
+    from experiments.cross_eval import Settings, cross_cells
+
+    settings = Settings(tmp_path, tmp_path / "runs", train=replace(FAST, context="all"))
+    with pytest.raises(IsarcasmError, match="dense-lstm also reads features other than tokens"):
+        cross_cells(["lstm", "dense-lstm"], ["riloff"], [0], settings)
