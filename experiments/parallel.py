@@ -90,7 +90,18 @@ def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
 
 
 def _train_in_worker(task: RunTask) -> RunResult:
+    return train_task(task, _worker_dataset(task), verbose=0)
+
+
+def _worker_dataset(task: RunTask) -> Dataset:
+    """The task's corpus, loaded once per worker, without repeating the data warnings that the
+    parent process showed when it loaded the corpus first."""
     key = (task.corpus, task.corpus_options, task.data_dir)
     if key not in _DATASETS:
-        _DATASETS[key] = load_corpus(task.corpus, task.data_dir, **dict(task.corpus_options))
-    return train_task(task, _DATASETS[key], verbose=0)
+        readers = logging.getLogger("isarcasm")
+        readers.disabled = True
+        try:
+            _DATASETS[key] = load_corpus(task.corpus, task.data_dir, **dict(task.corpus_options))
+        finally:
+            readers.disabled = False
+    return _DATASETS[key]

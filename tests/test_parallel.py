@@ -44,3 +44,26 @@ def test_cross_eval_trains_missing_runs_in_parallel_with_the_same_numbers(tmp_pa
     alone, together = cross("one", 1), cross("two", 2)
     assert [c["metrics"] for c in together["cells"]] == [c["metrics"] for c in alone["cells"]]
     assert len(together["cells"]) == 4
+
+
+def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from experiments import parallel
+    from experiments.protocol import TrainConfig
+
+    loads = []
+
+    def load_corpus(name, data_dir, **options):
+        logging.getLogger("isarcasm").warning(f"{name}: 3 duplicate texts")
+        loads.append(name)
+        return f"dataset {name}"
+
+    monkeypatch.setattr(parallel, "load_corpus", load_corpus)
+    monkeypatch.setattr(parallel, "_DATASETS", {})
+    task = parallel.RunTask("toy", (), tmp_path, "lstm", 0, tmp_path / "run", TrainConfig())
+    with caplog.at_level("WARNING", logger="isarcasm"):
+        assert parallel._worker_dataset(task) == parallel._worker_dataset(task) == "dataset toy"
+        logging.getLogger("isarcasm").warning("after loading")
+    assert loads == ["toy"]
+    assert [r.getMessage() for r in caplog.records] == ["after loading"]  # silenced while loading only
