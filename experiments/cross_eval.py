@@ -24,6 +24,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
@@ -33,6 +34,7 @@ from preprocessing.records import Dataset
 
 from . import provenance
 from .metrics import summary_stats
+from .operating_point import all_sarcastic_f1
 from .protocol import TrainConfig, make_splits
 from .report import duration
 from .significance import Predictions, read_predictions
@@ -228,6 +230,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
     cells, _ = cross_cells(models, corpora, seeds, settings)
+    floors = {corpus_label(name): all_sarcastic(settings.dataset(name)) for name in corpora}
     result = {
         "experiment": settings.experiment(NAME),
         "kind": "cross",
@@ -244,9 +247,20 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
                    "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}
                   for c in cells],
+        "all_sarcastic": floors,
     }
     save_cross(result, results_root)
     return result
+
+
+def all_sarcastic(dataset: Dataset) -> dict:
+    """The test split's sarcastic share and the scores of labelling every text sarcastic.
+
+    The corpora's sarcastic shares differ (a column's sarcastic-class F1 rises with its share), so
+    a transferred model's number means something only beside its column's floor."""
+    share = float(np.mean([record.label == 1 for record in dataset.split("test")]))
+    f1 = all_sarcastic_f1(share)
+    return {"sarcastic_share": share, "f1_sarcastic": f1, "f1_macro": f1 / 2}  # the other class's F1 is 0
 
 
 def save_cross(result: dict, results_root: Path) -> list[Path]:
@@ -273,21 +287,64 @@ def cross_markdown(result: dict) -> str:
          "vocabulary and preprocessing of its training run (words unseen in training become `<unk>`). "
          "Bold: in-domain (the training corpus' own test split)."),
     ]
-    corpora = result["corpora"]
+    corpora, floors = result["corpora"], result.get("all_sarcastic", {})
+    if floors:
+        lines += ["", "Each matrix ends with the row *all sarcastic*: the score of labelling every test text "
+                  "sarcastic, which rises with the column's sarcastic share (" +
+                  ", ".join(f"{c} {floors[c]['sarcastic_share']:.0%}" for c in corpora if c in floors) + ")."]
+    lines += _summary(result)
     for model in result["models"]:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)
-            lines += ["", f"## {model}: {label}", "", "| train \\ test | " + " | ".join(corpora) + " |",
-                      "|---" * (len(corpora) + 1) + "|"]
-            for train in corpora:
-                row = []
-                for test in corpora:
-                    stats = values.get((train, test))
-                    text = "—" if stats is None else f"{stats['mean']:.3f} ± {stats['std']:.3f}"
-                    row.append(f"**{text}**" if train == test and stats else text)
-                lines.append(f"| {train} | " + " | ".join(row) + " |")
+            lines += ["", f"## {model}: {label}", ""] + _matrix_table(corpora, values, floors, metric)
     lines += ["", f"Every seed's value and run directory: `results/{result['experiment']}.json`."]
     return "\n".join(lines) + "\n"
+
+
+def _matrix_table(corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
+    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold."""
+    lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
+    for train in corpora:
+        row = []
+        for test in corpora:
+            stats = values.get((train, test))
+            text = "—" if stats is None else f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
+            row.append(f"**{text}**" if train == test and stats else text)
+        lines.append(f"| {train} | " + " | ".join(row) + " |")
+    if floors:
+        lines.append("| *all sarcastic* | " + " | ".join(f"*{floors[c][metric]:.3f}*" if c in floors else "—"
+                                                         for c in corpora) + " |")
+    return lines
+
+
+def _summary(result: dict) -> list[str]:
+    """What a reader looks for first: each model's in-domain and out-of-domain means, and the matrix
+    averaged over the models (which corpora transfer to which)."""
+    corpora = result["corpora"]
+    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", "",
+             "| model | " + " | ".join(f"{label}, {where}" for label in MATRIX_METRICS.values()
+                                      for where in ("in-domain", "out-of-domain")) + " |",
+             "|---" * (1 + 2 * len(MATRIX_METRICS)) + "|"]
+    for model in result["models"]:
+        parts = []
+        for metric in MATRIX_METRICS:
+            values = matrix(result, model, metric)
+            for same in (True, False):
+                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same]
+                parts.append(f"{np.mean(means):.3f}" if means else "—")
+        lines.append(f"| {model} | " + " | ".join(parts) + " |")
+    floors = result.get("all_sarcastic", {})
+    for metric, label in MATRIX_METRICS.items():
+        averaged = {}
+        for train in corpora:
+            for test in corpora:
+                means = [matrix(result, model, metric).get((train, test)) for model in result["models"]]
+                means = [m["mean"] for m in means if m]
+                if means:
+                    averaged[train, test] = {"mean": float(np.mean(means))}
+        lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
+        lines += _matrix_table(corpora, averaged, floors, metric)
+    return lines
 
 
 def cross_csv(result: dict) -> str:

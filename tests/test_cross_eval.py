@@ -152,3 +152,36 @@ def test_benchmark_refuses_experiments_it_cannot_pair(store):
     result = cli(root, "benchmark", "3cnn", "--experiments", str(experiment))
     assert result.exit_code == 1 and "benchmark pairs runs on one test split per seed" in result.output
     assert "Traceback" not in result.output
+
+
+def test_each_column_gets_the_floor_of_labelling_every_text_sarcastic(store):
+    root, alpha, _, _ = store
+    dataset = load_corpus(str(alpha), root, split_col="split")
+    gold = np.array([r.label for r in dataset.split("test")])
+    floor = cross_eval.all_sarcastic(dataset)
+    assert floor["sarcastic_share"] == pytest.approx(gold.mean())
+    assert floor["f1_sarcastic"] == pytest.approx(f1_score(gold, np.ones_like(gold)))
+    assert floor["f1_macro"] == pytest.approx(f1_score(gold, np.ones_like(gold), average="macro"))
+
+
+def test_the_report_summarises_in_domain_against_out_of_domain():
+    def stats(mean):
+        return {"mean": mean, "std": 0.0, "values": [mean]}
+
+    scores = {("lstm", "a", "a"): 0.8, ("lstm", "a", "b"): 0.4, ("lstm", "b", "a"): 0.5, ("lstm", "b", "b"): 0.6,
+              ("cnn", "a", "a"): 0.6, ("cnn", "a", "b"): 0.2, ("cnn", "b", "a"): 0.3, ("cnn", "b", "b"): 0.4}
+    cells = [{"model": m, "train_corpus": a, "test_corpus": b, "seeds": [0], "runs": [],
+              "metrics": {"f1_sarcastic": stats(v), "f1_macro": stats(v / 2)}} for (m, a, b), v in scores.items()]
+    floors = {"a": {"sarcastic_share": 0.25, "f1_sarcastic": 0.4, "f1_macro": 0.2},
+              "b": {"sarcastic_share": 0.5, "f1_sarcastic": 2 / 3, "f1_macro": 1 / 3}}
+    result = {"title": "Cross", "experiment": "cross", "models": ["lstm", "cnn"], "corpora": ["a", "b"], "seeds": [0],
+              "git_commit": "abc", "wall_seconds": 1, "cells": cells, "all_sarcastic": floors}
+    text = cross_eval.cross_markdown(result)
+    # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here.
+    assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in text
+    assert "(a 25%, b 50%)" in text
+    mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
+    assert "| a | **0.700** | 0.300 |" in mean_over_models
+    assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
+    del result["all_sarcastic"]  # results saved before the floors were recorded still print
+    assert "all sarcastic" not in cross_eval.cross_markdown(result)
