@@ -335,11 +335,11 @@ def _summary(result: dict) -> list[str]:
         lines.append(f"| {model} | " + " | ".join(parts) + " |")
     floors = result.get("all_sarcastic", {})
     for metric, label in MATRIX_METRICS.items():
+        per_model = [matrix(result, model, metric) for model in result["models"]]
         averaged = {}
         for train in corpora:
             for test in corpora:
-                means = [matrix(result, model, metric).get((train, test)) for model in result["models"]]
-                means = [m["mean"] for m in means if m]
+                means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
                 if means:
                     averaged[train, test] = {"mean": float(np.mean(means))}
         lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]

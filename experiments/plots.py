@@ -186,9 +186,9 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
 
 def _run_count(cell: dict, runs: list[Path]) -> str:
     """'3 seeds', or '5 folds x 3 seeds' for a cross-validated cell (whose runs are each one fold's test part)."""
-    seeds = len(cell.get("seeds") or runs)
-    plural = "s" if seeds > 1 else ""
-    return f"{cell['folds']} folds x {seeds} seed{plural}" if cell.get("folds") else f"{len(runs)} seed{'s' if len(runs) > 1 else ''}"
+    seeds = len(cell.get("seeds") or runs) if cell.get("folds") else len(runs)
+    counted = f"{seeds} seed{'s' if seeds > 1 else ''}"
+    return f"{cell['folds']} folds x {counted}" if cell.get("folds") else counted
 
 
 def _history(path: Path) -> dict[str, np.ndarray]:
