@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -89,9 +90,9 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
         "cells": [summarise(cell, model, method, n_resamples) for cell in cells],
         "missing": missing,
         "wall_seconds": round(time.time() - started, 1),
-        "git_commit": provenance.git_commit(),
-        "versions": provenance.package_versions(),
-        "command": provenance.command_line(),
+        **provenance.record(),
+        "run_origins": provenance.run_origins(s.run for cell in cells
+                                              for s in [*cell.candidate, *chain.from_iterable(cell.classics.values())]),
     }
     write_json(results_root / f"{result['experiment']}.json", result)
     write_text(results_root / f"{result['experiment']}.md", benchmark_markdown(result))

@@ -240,9 +240,8 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "seeds": seeds,
         "train": asdict(settings.train),
         "wall_seconds": round(time.time() - started, 1),
-        "git_commit": provenance.git_commit(),
-        "versions": provenance.package_versions(),
-        "command": provenance.command_line(),
+        **provenance.record(),
+        "run_origins": provenance.run_origins(s.run for cell in cells for s in cell.scored),
         "cells": [{"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
                    "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}

@@ -26,6 +26,49 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
+    """The CPU a number was computed on.
+
+    Same seed, same code and same packages still give different weights on another CPU:
+    TensorFlow's kernels pick their blocking and instructions from the processor, so
+    floating-point sums are taken in another order (a CNN's selected epoch can move).
+    """
+    info = {"platform": platform.machine(), "cpu": platform.processor() or "unknown", "cores": os.cpu_count()}
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return info
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    info["cpu"] = fields.get("model name", info["cpu"])
+    info["vector_isa"] = sorted(flag for flag in fields.get("flags", "").split()
+                                if flag.startswith(("avx", "amx", "fma")))
+    return info
+
+
+def record() -> dict:
+    """What every results and run file records beside its numbers: commit, packages, machine, command."""
+    return {"git_commit": git_commit(), "versions": package_versions(), "machine": machine(),
+            "command": command_line()}
+
+
+def run_origins(runs) -> list[dict]:
+    """How many of the runs behind a results file were trained at each commit on each CPU.
+
+    A reused run keeps the provenance of the session that trained it, which can differ from
+    the commit and machine of the command that collected it into a table.
+    """
+    counts: dict[tuple[str, str], int] = {}
+    for run in dict.fromkeys(str(run) for run in runs):
+        try:
+            config = json.loads((Path(run) / "config.json").read_text())
+        except (OSError, ValueError):
+            config = {}
+        key = (config.get("git_commit", "unknown"), config.get("machine", {}).get("cpu", "not recorded"))
+        counts[key] = counts.get(key, 0) + 1
+    return [{"git_commit": commit, "cpu": cpu, "runs": n} for (commit, cpu), n in sorted(counts.items())]
+
+
 def git_commit() -> str:
     """The checkout's commit, with '+dirty' when tracked files differ from it."""
     def git(*args):

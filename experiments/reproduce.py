@@ -104,9 +104,8 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         "train": asdict(train),
         "wall_seconds": round(time.time() - started, 1),
         "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
-        "git_commit": provenance.git_commit(),
-        "versions": provenance.package_versions(),
-        "command": provenance.command_line(),
+        **provenance.record(),
+        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
         "cells": cells,
     }
     write_result_files(result, results_root, results_csv(result), markdown_report(result))

@@ -253,9 +253,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
         "model_config": asdict(spec.resolve(model_config)),
         "label_names": list(dataset.label_names),
         "inputs": inputs.describe(),
-        "versions": provenance.package_versions(),
-        "git_commit": provenance.git_commit(),
-        "command": provenance.command_line(),
+        **provenance.record(),
     }
     write_json(writer.path("config.json"), full_config)
     write_text(writer.path("history.csv"), history_csv(main_head_names(history.history)))

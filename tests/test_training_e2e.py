@@ -35,6 +35,7 @@ def test_a_run_writes_every_artefact(finished_run):
     config = json.loads((finished_run.directory / "config.json").read_text())
     assert config["seed"] == 0 and config["train"]["epochs"] == 3
     assert set(config["versions"]) >= {"tensorflow", "keras", "numpy"} and config["git_commit"]
+    assert config["machine"]["cores"] >= 1 and config["machine"]["cpu"]
     assert list(config["data_sha256"].values())[0] and config["splits"]["validation"] == 16
     assert len((finished_run.directory / "history.csv").read_text().splitlines()) == 4
     assert len((finished_run.directory / "predictions.tsv").read_text().splitlines()) == 41
@@ -86,6 +87,7 @@ def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
     name = "toy-quick-embeddings-random"  # a variant never shares a name with the faithful protocol
     saved = json.loads((tmp_path / f"results/{name}.json").read_text())
     assert saved["seeds"] == [0, 1] and len(saved["cells"][0]["runs"]) == 2
+    assert [origin["runs"] for origin in saved["run_origins"]] == [2]  # both trained by this checkout
     assert (tmp_path / f"results/{name}.csv").is_file() and (tmp_path / f"results/{name}.md").is_file()
     report = CliRunner().invoke(main, ["report", name, "--results-dir", str(tmp_path / "results")])
     assert report.exit_code == 0 and "| toy | lstm |" in report.output
