@@ -1,6 +1,7 @@
 """What a results file must record so a number can be obtained again."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -69,8 +70,13 @@ def run_origins(runs) -> list[dict]:
     return [{"git_commit": commit, "cpu": cpu, "runs": n} for (commit, cpu), n in sorted(counts.items())]
 
 
+@functools.cache
 def git_commit() -> str:
-    """The checkout's commit, with '+dirty' when tracked files differ from it."""
+    """The checkout's commit when this process loaded its code, with '+dirty' when tracked files differed.
+
+    Read once, at import: a run that finishes hours later records the code it ran, not a
+    commit made in the meantime.
+    """
     def git(*args):
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
     try:
@@ -81,6 +87,9 @@ def git_commit() -> str:
         return head.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+git_commit()
 
 
 def _cache_file() -> Path:
