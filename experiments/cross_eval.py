@@ -231,6 +231,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     started = time.time()
     cells, _ = cross_cells(models, corpora, seeds, settings)
     floors = {corpus_label(name): all_sarcastic(settings.dataset(name)) for name in corpora}
+    runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
         "experiment": settings.experiment(NAME),
         "kind": "cross",
@@ -240,8 +241,10 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "seeds": seeds,
         "train": asdict(settings.train),
         "wall_seconds": round(time.time() - started, 1),
+        "training_runs": len(runs),
+        "compute_seconds": round(sum(read_json(run / "metrics.json")["train_seconds"] for run in runs), 1),
         **provenance.record(),
-        "run_origins": provenance.run_origins(s.run for cell in cells for s in cell.scored),
+        "run_origins": provenance.run_origins(runs),
         "cells": [{"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
                    "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}
@@ -276,13 +279,22 @@ def matrix(result: dict, model: str, metric: str) -> dict[tuple[str, str], dict]
             if c["model"] == model}
 
 
+def _compute(result: dict) -> str:
+    """The training behind the matrix: an invocation that reuses finished runs takes seconds of wall time."""
+    if "compute_seconds" not in result:
+        return ""
+    return (f" for this invocation; the {result['training_runs']} training runs took {duration(result['compute_seconds'])}"
+            " of training compute (finished runs are reused, from earlier invocations too)")
+
+
 def cross_markdown(result: dict) -> str:
     seeds = result["seeds"]
     lines = [
         f"# {result['title']}",
         "",
         (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per cell), mean ± std over seeds. Commit "
-         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}. Every model is tested with the "
+         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}{_compute(result)}. "
+         "Every model is tested with the "
          "vocabulary and preprocessing of its training run (words unseen in training become `<unk>`). "
          "Bold: in-domain (the training corpus' own test split)."),
     ]

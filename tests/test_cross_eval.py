@@ -55,6 +55,10 @@ def test_the_matrix_reuses_the_table_run_and_trains_the_rest_under_cross(store, 
         ("alpha", "alpha"), ("alpha", "beta"), ("beta", "alpha"), ("beta", "beta")]
     assert cell(result, "alpha", "beta")["runs"] == [str(table_run)]
     assert not (root / "runs" / f"cross-{VARIANT}" / "alpha").exists()
+    runs = [table_run, root / "runs" / f"cross-{VARIANT}" / "beta" / "cnn" / "seed-0"]
+    compute = sum(json.loads((run / "metrics.json").read_text())["train_seconds"] for run in runs)
+    assert result["training_runs"] == 2 and result["compute_seconds"] == pytest.approx(compute, abs=0.1)
+    assert sum(origin["runs"] for origin in result["run_origins"]) == 2
     assert (root / "runs" / f"cross-{VARIANT}" / "beta" / "cnn" / "seed-0" / "metrics.json").is_file()
 
 
@@ -183,5 +187,9 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
+    assert "Wall time 0 min 01 s. " in text
+    result.update(training_runs=2, compute_seconds=3725)
+    assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
+            in cross_eval.cross_markdown(result))
     del result["all_sarcastic"]  # results saved before the floors were recorded still print
     assert "all sarcastic" not in cross_eval.cross_markdown(result)
