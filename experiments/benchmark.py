@@ -32,7 +32,7 @@ from .cross_eval import CORPORA, Scored, Settings, cross_cells
 from .cross_eval import NAME as CROSS
 from .experiment import Cell, Experiment, load_experiment
 from .metrics import summary_stats
-from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs
+from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from .store import read_json, run_dir, write_json, write_text
 
 EXPERIMENTS = ("table6", "table7", CROSS)
@@ -87,7 +87,7 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
         "resamples": n_resamples if method == "bootstrap" else None,
         "seeds": seeds,
         "train": asdict(settings.train),
-        "cells": [summarise(cell, model, method, n_resamples) for cell in cells],
+        "cells": with_holm([summarise(cell, model, method, n_resamples) for cell in cells]),
         "missing": missing,
         "wall_seconds": round(time.time() - started, 1),
         **provenance.record(),
@@ -226,6 +226,27 @@ def _p(value: float | None) -> str:
     return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
 
 
+def with_holm(cells: list[dict]) -> list[dict]:
+    """Add to every comparison its combined p-value adjusted for all the comparisons of the benchmark."""
+    rows = [row for cell in cells for row in cell["classics"] if row["p_value"] is not None]
+    for row, adjusted in zip(rows, holm([row["p_value"] for row in rows])):
+        row["p_holm"] = adjusted
+    return cells
+
+
+def _significance(result: dict) -> list[str]:
+    """How many comparisons look significant before and after correcting for their number."""
+    rows = [row for cell in result["cells"] for row in cell["classics"] if row.get("p_holm") is not None]
+    if not rows:
+        return []
+    raw = [row for row in rows if row["p_value"] < 0.05]
+    kept = [row for row in rows if row["p_holm"] < 0.05]
+    higher = sum(row["delta"] > 0 for row in kept)
+    return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would if no pair "
+            f"differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: {result['model']} "
+            f"higher in {higher}, lower in {len(kept) - higher}."]
+
+
 def benchmark_summary(result: dict) -> list[str]:
     """The overview table (one row per cell) and the missing runs: what the command prints."""
     model = result["model"]
@@ -239,11 +260,11 @@ def benchmark_summary(result: dict) -> list[str]:
         "",
         (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
          "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
-         f"the classic models whose runs exist. p: {test}. Two-sided, not corrected for multiple comparisons. "
+         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons of this benchmark. "
          f"Commit `{result['git_commit']}`."),
         "",
-        f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best |",
-        "|---|---|---|---|---|---|---|",
+        f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best | p (Holm) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for cell in result["cells"]:
         best = max(cell["classics"], key=lambda r: r["mean"], default=None)
@@ -251,7 +272,8 @@ def benchmark_summary(result: dict) -> list[str]:
         candidate = cell["candidate"]
         lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {candidate['mean']:.3f} ± "
                      f"{candidate['std']:.3f} | {cell['rank']} / {cell['of']} | {best_text} | "
-                     f"{_p(best['p_value']) if best else '—'} |")
+                     f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
+    lines += _significance(result)
     if result["missing"]:
         lines += ["", "## Classic runs not found (not ranked where absent)", ""]
         for entry in result["missing"]:
@@ -271,14 +293,14 @@ def benchmark_markdown(result: dict) -> str:
         own = f"{candidate['mean']:.3f} ± {candidate['std']:.3f} | {len(candidate['seeds'])}"
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
                   f"{model} ranks {cell['rank']} of {cell['of']}.", "",
-                  f"| model | mean ± std | seeds | Δ {model} − model (paired seeds) | p | p per seed |",
-                  "|---|---|---|---|---|---|",
-                  f"| **{model}** | {own} | | | |"]
+                  f"| model | mean ± std | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
+                  "|---|---|---|---|---|---|---|",
+                  f"| **{model}** | {own} | | | | |"]
         for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
             delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
             per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
             lines.append(f"| {row['model']} | {row['mean']:.3f} ± {row['std']:.3f} | {len(row['seeds'])} | {delta} | "
-                         f"{_p(row['p_value'])} | {per_seed} |")
+                         f"{_p(row['p_value'])} | {_p(row.get('p_holm'))} | {per_seed} |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
     return "\n".join(lines) + "\n"

@@ -25,7 +25,9 @@ captures test-set sampling variation, not the variation between training
 runs, which the per-seed p-values and the seeds' spread show.  McNemar's test
 has no such combination; its "combined" value is the median of the per-seed
 p-values, a summary rather than a test.  Neither corrects for multiple
-comparisons: with many cells and models, expect some small p-values by chance.
+comparisons by itself: with many cells and models, expect some small p-values
+by chance.  :func:`holm` adjusts a benchmark's combined p-values for the number
+of tests, and the benchmark reports both.
 """
 from __future__ import annotations
 
@@ -239,6 +241,19 @@ def compare_runs(a: dict[int, Predictions], b: dict[int, Predictions], threshold
                               "p_value": float(np.median([r["p_value"] for r in per_seed])),
                               "summary": "median of the per-seed p-values"}
     return result
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment: a p-value at or below alpha after adjustment keeps the chance of
+    any false positive among all the tests at alpha, without assuming the tests are independent
+    (the cells of one benchmark share runs and test sets)."""
+    order = np.argsort(p_values, kind="stable")
+    adjusted = np.empty(len(p_values))
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
 
 
 def _as_dict(result: TestResult) -> dict:

@@ -147,6 +147,9 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
         in commands
     assert "## Classic runs not found" in result.output and "| alpha | f1_sarcastic |" in result.output
     assert np.isfinite(classic["p_value"]) and 0 < classic["p_value"] <= 1
+    comparisons = [r for c in saved["cells"] for r in c["classics"]]
+    assert all(r["p_value"] <= r["p_holm"] <= min(1, len(comparisons) * r["p_value"]) for r in comparisons)
+    assert f"Of {len(comparisons)} paired comparisons" in result.output
 
 
 def test_benchmark_refuses_experiments_it_cannot_pair(store):

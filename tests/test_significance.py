@@ -6,6 +6,7 @@ from sklearn.metrics import f1_score
 from experiments.significance import (
     align,
     compare_runs,
+    holm,
     mcnemar,
     paired_bootstrap,
     read_predictions,
@@ -120,3 +121,10 @@ def test_a_malformed_predictions_file_names_file_and_line(tmp_path):
     path.write_text("id\tgold\tprob_0\tprob_1\nx\t0\t0.5\n")
     with pytest.raises(DataError, match=r"p.tsv:2: expected 4"):
         read_predictions(path)
+
+
+def test_holm_adjusts_each_p_value_for_the_tests_ranked_above_it():
+    # Worked by hand: sorted 0.005, 0.01, 0.03, 0.04 -> 4 x 0.005, 3 x 0.01, 2 x 0.03, max(0.06, 1 x 0.04).
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.6]) == [1.0, 1.0]  # capped at 1, never below a smaller p's adjustment
+    assert holm([0.2]) == [0.2] and holm([]) == []
