@@ -242,9 +242,9 @@ def _significance(result: dict) -> list[str]:
     raw = [row for row in rows if row["p_value"] < 0.05]
     kept = [row for row in rows if row["p_holm"] < 0.05]
     higher = sum(row["delta"] > 0 for row in kept)
-    return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would if no pair "
-            f"differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: {result['model']} "
-            f"higher in {higher}, lower in {len(kept) - higher}."]
+    return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would "
+            f"if no pair differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: "
+            f"{result['model']} higher in {higher}, lower in {len(kept) - higher}."]
 
 
 def benchmark_summary(result: dict) -> list[str]:
@@ -260,7 +260,8 @@ def benchmark_summary(result: dict) -> list[str]:
         "",
         (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
          "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
-         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons of this benchmark. "
+         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
+         "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
         "",
         f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best | p (Holm) |",

@@ -283,8 +283,9 @@ def _compute(result: dict) -> str:
     """The training behind the matrix: an invocation that reuses finished runs takes seconds of wall time."""
     if "compute_seconds" not in result:
         return ""
-    return (f" for this invocation; the {result['training_runs']} training runs took {duration(result['compute_seconds'])}"
-            " of training compute (finished runs are reused, from earlier invocations too)")
+    return (f" for this invocation; the {result['training_runs']} training runs took "
+            f"{duration(result['compute_seconds'])} of training compute (finished runs are reused, from earlier "
+            "invocations too)")
 
 
 def cross_markdown(result: dict) -> str:
@@ -293,10 +294,9 @@ def cross_markdown(result: dict) -> str:
         f"# {result['title']}",
         "",
         (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per cell), mean ± std over seeds. Commit "
-         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}{_compute(result)}. "
-         "Every model is tested with the "
-         "vocabulary and preprocessing of its training run (words unseen in training become `<unk>`). "
-         "Bold: in-domain (the training corpus' own test split)."),
+         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}{_compute(result)}. Every model "
+         "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
+         "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
     ]
     corpora, floors = result["corpora"], result.get("all_sarcastic", {})
     if floors:
