@@ -89,7 +89,7 @@ def git_commit() -> str:
         return "unknown"
 
 
-git_commit()
+git_commit()  # read now, while the code this process runs is the checkout's
 
 
 def _cache_file() -> Path:
