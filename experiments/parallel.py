@@ -40,6 +40,7 @@ class RunTask:
     fold: int | None = None
     force: bool = False
     tensorboard: bool = False
+    twins: tuple[Path, ...] = ()
 
 
 def cores() -> int:
@@ -49,7 +50,7 @@ def cores() -> int:
 def train_task(task: RunTask, dataset: Dataset, verbose: int) -> RunResult:
     return train_run(dataset, task.model, task.seed, task.directory, task.data_dir, task.train,
                      PreprocessConfig(language=dataset.language), force=task.force, verbose=verbose,
-                     tensorboard=task.tensorboard, fold=task.fold)
+                     tensorboard=task.tensorboard, fold=task.fold, twins=task.twins)
 
 
 def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], jobs: int, verbose: int,

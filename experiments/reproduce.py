@@ -26,7 +26,7 @@ from .operating_point import operating_point
 from .parallel import RunTask, run_tasks
 from .protocol import QUICK, TrainConfig
 from .report import markdown_report
-from .store import run_dir, write_result_files
+from .store import run_dir, twin_runs, write_result_files
 
 log = logging.getLogger("isarcasm")
 
@@ -72,7 +72,7 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         for seed, fold in _jobs(cell, datasets[cell.corpus], seeds):
             tasks.append(RunTask(cell.corpus, tuple(sorted(options.items())), data_dir, cell.model, seed,
                                  run_dir(runs_root, name, cell.corpus, cell.model, seed, fold), train, fold, force,
-                                 tensorboard))
+                                 tensorboard, tuple(twin_runs(runs_root, name, cell.corpus, cell.model, seed, fold))))
             owners.append(cell)
             runs_of.setdefault(cell.key, []).append(len(tasks) - 1)
     progress = tqdm(total=len(tasks), desc=name, unit="run", dynamic_ncols=True)

@@ -29,6 +29,18 @@ def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fol
     return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
 
 
+def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
+    """The same (corpus, model, seed, fold) in every other experiment folder of the store.
+
+    Experiments share cells (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
+    runs), so a run finished for one is reused by another when its configuration hash matches.
+    """
+    if not root.is_dir():
+        return []
+    return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
+            if other.is_dir() and other.name != experiment]
+
+
 def write_json(path: Path, value) -> None:
     """Write JSON atomically (temp file in the same directory, then rename)."""
     write_text(path, json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")

@@ -126,12 +126,14 @@ def targets(dataset: Dataset, records: list[Record]) -> np.ndarray:
 
 def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir: Path,
               train: TrainConfig = TrainConfig(), preprocess: PreprocessConfig | None = None,
-              force: bool = False, verbose: int = 2, tensorboard: bool = False, fold: int | None = None) -> RunResult:
+              force: bool = False, verbose: int = 2, tensorboard: bool = False, fold: int | None = None,
+              twins: tuple[Path, ...] = ()) -> RunResult:
     """Train ``model`` on ``dataset`` with ``seed`` and write the run to ``directory``.
 
-    A finished run with the same configuration is reused (resume); ``force``
-    retrains it.  ``fold`` (0-based) trains and tests on an official
-    cross-validation fold instead of the corpus' splits.
+    A finished run with the same configuration is reused (resume), in ``directory`` or else in
+    one of ``twins`` (the same run's place in other experiments); ``force`` retrains it in
+    ``directory``.  ``fold`` (0-based) trains and tests on an official cross-validation fold
+    instead of the corpus' splits.
     """
     from baselines.registry import MODELS
 
@@ -145,8 +147,10 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
             f"{len(changed)} file(s) of '{dataset.name}' differ from the published data ({changed[0]}); "
             "`isarcasm data verify` lists them. The run records their checksums.")
     config_hash = provenance.config_hash(config)
-    if completed(directory, config_hash) and not force:
-        return RunResult(directory, read_json(directory / "metrics.json"), skipped=True)
+    if not force:
+        for place in (directory, *twins):
+            if completed(place, config_hash):
+                return RunResult(place, read_json(place / "metrics.json"), skipped=True)
 
     writer = RunWriter(directory, config_hash, force=force or completed(directory, config_hash))
     try:

@@ -93,6 +93,28 @@ def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
     assert report.exit_code == 0 and "| toy | lstm |" in report.output
 
 
+def test_an_experiment_reuses_the_same_run_finished_for_another_experiment(corpus_file, tmp_path):
+    def reproduce(name, *extra):
+        experiment = tmp_path / f"{name}.toml"
+        experiment.write_text(f"name = '{name}'\n[[cells]]\ncorpus = '{corpus_file}'\nmodel = 'cnn'\n")
+        args = ["reproduce", str(experiment), "--quick", "--embeddings", "random", "--split-col", "split",
+                "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "results"), *extra]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        saved, = (tmp_path / "results").glob(f"{name}-*.json")
+        return json.loads(saved.read_text())["cells"][0]
+
+    first = reproduce("first")
+    second = reproduce("second")  # same cell, seed and protocol: nothing is trained again
+    assert second["runs"] == first["runs"] and second["reused_runs"] == 1
+    assert second["metrics"] == first["metrics"]
+    assert not (tmp_path / "runs" / "second-quick-embeddings-random").exists()
+    forced = reproduce("second", "--force")  # --force trains it in the experiment's own folder
+    assert forced["runs"] != first["runs"] and "second-quick-embeddings-random" in forced["runs"][0]
+    other = reproduce("third", "--lr", "0.01")  # another configuration is never taken for the same run
+    assert other["reused_runs"] == 0
+
+
 def test_train_cli_stores_a_preprocessing_variant_under_its_own_name(corpus_file, tmp_path):
     args = ["train", "--corpus", str(corpus_file), "--split-col", "split", "--model", "cnn", "--epochs", "1",
             "--embeddings", "random", "--numbers", "keep", "--output-dir", str(tmp_path)]
