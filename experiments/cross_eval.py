@@ -3,9 +3,9 @@
 Each (model, training corpus, seed) is one ordinary training run under the
 protocol of :func:`training.train_run`.  A run is reused wherever it already
 exists with the same configuration hash: first under ``runs/cross/``, then
-under the table reproductions (``runs/table7/``, ``runs/table6/``; the hash
-does not depend on the experiment's name, so an equal hash is the same run).
-Only runs found nowhere are trained, under ``runs/cross/``.
+under any other experiment of the store, such as the table reproductions
+(the hash does not depend on the experiment's name, so an equal hash is the
+same run).  Only runs found nowhere are trained, under ``runs/cross/``.
 
 A run is then evaluated on every corpus with its own vocabulary and
 preprocessing (unseen words become ``<unk>``), as a deployed model would see
@@ -42,6 +42,7 @@ from .store import (
     completed,
     read_json,
     run_dir,
+    twin_runs,
     write_result_files,
 )
 from .training import run_config, train_run
@@ -49,8 +50,6 @@ from .training import run_config, train_run
 NAME = "cross"
 #: The English binary corpora with a train and a test split.
 CORPORA = ("isarcasm", "isarcasmeval", "semeval2018-a", "riloff", "ptacek", "sarc-pol")
-#: Experiments whose finished runs are reused when their configuration is the same.
-REUSE_FROM = ("table7", "table6")
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
 
 
@@ -117,15 +116,13 @@ def expected_hash(dataset: Dataset, model: str, seed: int, settings: Settings) -
     return provenance.config_hash(config)
 
 
-def finished_run(dataset: Dataset, model: str, seed: int, settings: Settings,
-                 places: tuple[str, ...] = (NAME, *REUSE_FROM)) -> Path | None:
-    """The first finished run of this exact configuration among the experiments ``places``."""
+def finished_run(dataset: Dataset, model: str, seed: int, settings: Settings) -> Path | None:
+    """The finished run of this exact configuration, under ``cross`` or else under another experiment."""
     config_hash = expected_hash(dataset, model, seed, settings)
-    for place in places:
-        directory = run_dir(settings.runs_root, settings.experiment(place), dataset.name, model, seed)
-        if completed(directory, config_hash):
-            return directory
-    return None
+    experiment = settings.experiment(NAME)
+    own = run_dir(settings.runs_root, experiment, dataset.name, model, seed)
+    twins = twin_runs(settings.runs_root, experiment, dataset.name, model, seed)
+    return next((place for place in (own, *twins) if completed(place, config_hash)), None)
 
 
 def training_run(dataset: Dataset, model: str, seed: int, settings: Settings,
