@@ -33,7 +33,7 @@ from .cross_eval import NAME as CROSS
 from .experiment import Cell, Experiment, load_experiment
 from .metrics import summary_stats
 from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
-from .store import read_json, run_dir, write_json, write_text
+from .store import read_json, run_dir, twin_runs, write_json, write_text
 
 EXPERIMENTS = ("table6", "table7", CROSS)
 #: The part of a run's config.json that must be equal for two runs to be compared (all but the model).
@@ -131,13 +131,21 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                 continue
             classics[classic] = []
             for seed in seeds:
-                directory = run_dir(settings.runs_root, result["experiment"], corpus, classic, seed)
-                if same_protocol(directory, by_seed[seed].run):
-                    classics[classic].append(Scored.from_run(directory))
+                found = classic_run(settings.runs_root, result["experiment"], corpus, classic, by_seed[seed].run)
+                if found:
+                    classics[classic].append(Scored.from_run(found))
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
         cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics))
     return cells, absent
+
+
+def classic_run(root: Path, experiment: str, corpus: str, classic: str, reference: Path) -> Path | None:
+    """The classic model's run of ``reference``'s cell and seed under the same protocol: in the
+    experiment's folder, or wherever the reproduction reused it from."""
+    seed = read_json(reference / "config.json")["seed"]
+    places = (run_dir(root, experiment, corpus, classic, seed), *twin_runs(root, experiment, corpus, classic, seed))
+    return next((place for place in places if same_protocol(place, reference)), None)
 
 
 def same_protocol(directory: Path, reference: Path) -> bool:

@@ -196,3 +196,18 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
             in cross_eval.cross_markdown(result))
     del result["all_sarcastic"]  # results saved before the floors were recorded still print
     assert "all sarcastic" not in cross_eval.cross_markdown(result)
+
+
+def test_benchmark_finds_a_classic_run_that_its_reproduction_reused_from_another_experiment(store, cross):
+    root, _, beta, _ = store
+    # cnn on beta was trained by cross-eval only; a table6 reproduction of that cell reuses it.
+    experiment = root / "beta-table.toml"
+    experiment.write_text(f"name = 'table6'\n[[cells]]\ncorpus = '{beta}'\nmodel = 'cnn'\n")
+    result = cli(root, "benchmark", "lstm", "--experiments", str(experiment), "--resamples", "200")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / "benchmark-lstm.json").read_text())
+    assert saved["missing"] == [] and [r["model"] for r in saved["cells"][0]["classics"]] == ["cnn"]
+    cross_run = run_dir(root / "runs", f"cross-{VARIANT}", str(beta), "cnn", 0)
+    own = json.loads((cross_run / "metrics.json").read_text())["test"]["f1_sarcastic"]
+    assert saved["cells"][0]["classics"][0]["mean"] == own
+    assert not (root / "runs" / f"table6-{VARIANT}" / "beta" / "cnn").exists()
