@@ -33,7 +33,7 @@ from .cross_eval import NAME as CROSS
 from .experiment import Cell, Experiment, load_experiment
 from .metrics import summary_stats
 from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
-from .store import read_json, run_dir, twin_runs, write_json, write_text
+from .store import read_json, run_places, write_json, write_text
 
 EXPERIMENTS = ("table6", "table7", CROSS)
 #: The part of a run's config.json that must be equal for two runs to be compared (all but the model).
@@ -131,7 +131,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                 continue
             classics[classic] = []
             for seed in seeds:
-                found = classic_run(settings.runs_root, result["experiment"], corpus, classic, by_seed[seed].run)
+                found = classic_run(settings.runs_root, result["experiment"], corpus, classic, seed, by_seed[seed].run)
                 if found:
                     classics[classic].append(Scored.from_run(found))
                 else:
@@ -140,11 +140,10 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     return cells, absent
 
 
-def classic_run(root: Path, experiment: str, corpus: str, classic: str, reference: Path) -> Path | None:
-    """The classic model's run of ``reference``'s cell and seed under the same protocol: in the
+def classic_run(root: Path, experiment: str, corpus: str, classic: str, seed: int, reference: Path) -> Path | None:
+    """The classic model's run of this cell and seed under ``reference``'s protocol: in the
     experiment's folder, or wherever the reproduction reused it from."""
-    seed = read_json(reference / "config.json")["seed"]
-    places = (run_dir(root, experiment, corpus, classic, seed), *twin_runs(root, experiment, corpus, classic, seed))
+    places = run_places(root, experiment, corpus, classic, seed)
     return next((place for place in places if same_protocol(place, reference)), None)
 
 

@@ -42,7 +42,7 @@ from .store import (
     completed,
     read_json,
     run_dir,
-    twin_runs,
+    run_places,
     write_result_files,
 )
 from .training import run_config, train_run
@@ -119,10 +119,8 @@ def expected_hash(dataset: Dataset, model: str, seed: int, settings: Settings) -
 def finished_run(dataset: Dataset, model: str, seed: int, settings: Settings) -> Path | None:
     """The finished run of this exact configuration, under ``cross`` or else under another experiment."""
     config_hash = expected_hash(dataset, model, seed, settings)
-    experiment = settings.experiment(NAME)
-    own = run_dir(settings.runs_root, experiment, dataset.name, model, seed)
-    twins = twin_runs(settings.runs_root, experiment, dataset.name, model, seed)
-    return next((place for place in (own, *twins) if completed(place, config_hash)), None)
+    places = run_places(settings.runs_root, settings.experiment(NAME), dataset.name, model, seed)
+    return next((place for place in places if completed(place, config_hash)), None)
 
 
 def training_run(dataset: Dataset, model: str, seed: int, settings: Settings,

@@ -41,6 +41,12 @@ def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, f
             if other.is_dir() and other.name != experiment]
 
 
+def run_places(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
+    """Where a finished run of (corpus, model, seed, fold) may be: the experiment's own folder, then its twins."""
+    own = run_dir(root, experiment, corpus, model, seed, fold)
+    return [own, *twin_runs(root, experiment, corpus, model, seed, fold)]
+
+
 def write_json(path: Path, value) -> None:
     """Write JSON atomically (temp file in the same directory, then rename)."""
     write_text(path, json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
