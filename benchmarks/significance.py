@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from experiments.significance import bootstrap_differences, mcnemar
+from experiments.reports.significance import bootstrap_differences, mcnemar
 
 #: Test split sizes (``isarcasm data list``).
 SIZES = {"riloff": 148, "isarcasm": 709, "semeval2018-a": 784, "ptacek": 1_063, "isarcasmeval": 1_400,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments import cli_data
+from experiments.cli import data as cli_data
 from experiments.cli import main
 from preprocessing.corpora import DataFile, DataPackage
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus
 
-from experiments.inference import evaluate_run, load_run
-from experiments.inputs import ModelInputs, context_text
-from experiments.protocol import TrainConfig
-from experiments.training import train_run
+from experiments.runs.inference import evaluate_run, load_run
+from experiments.runs.inputs import ModelInputs, context_text
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.pipeline import PreprocessConfig
@@ -80,8 +80,8 @@ def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash()
 
 
 def test_an_experiment_with_context_leaves_out_models_without_a_context_variant(caplog):
-    from experiments.experiment import Cell
-    from experiments.reproduce import _with_context_variant
+    from experiments.studies.experiment import Cell
+    from experiments.studies.reproduce import _with_context_variant
 
     cells = [Cell("sarc7", "lstm", ()), Cell("sarc7", "dense-lstm", ()), Cell("mustard", "dense-lstm", ())]
     with caplog.at_level("WARNING", logger="isarcasm"):
@@ -92,7 +92,7 @@ def test_an_experiment_with_context_leaves_out_models_without_a_context_variant(
 
 
 def test_cross_eval_with_context_refuses_a_model_without_a_context_variant(tmp_path):
-    from experiments.cross_eval import Settings, cross_cells
+    from experiments.studies.cross_eval import Settings, cross_cells
 
     settings = Settings(tmp_path, tmp_path / "runs", train=replace(FAST, context="all"))
     with pytest.raises(IsarcasmError, match="dense-lstm also reads features other than tokens"):

@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from sklearn.metrics import f1_score
 from toy_corpus import write_corpus
 
-from experiments import cross_eval
 from experiments.cli import main
-from experiments.protocol import TrainConfig
-from experiments.significance import compare_runs, read_predictions
-from experiments.store import run_dir
-from experiments.training import train_run
+from experiments.reports.significance import compare_runs, read_predictions
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import run_dir
+from experiments.runs.training import train_run
+from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
@@ -100,7 +100,7 @@ def test_a_second_cross_eval_trains_and_evaluates_nothing(store, cross, monkeypa
         raise AssertionError("nothing should be trained or evaluated again")
 
     monkeypatch.setattr(cross_eval, "train_run", fail)
-    monkeypatch.setattr("experiments.inference.load_run", fail)
+    monkeypatch.setattr("experiments.runs.inference.load_run", fail)
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
     again = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())

@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli import main
-from experiments.experiment import load_experiment
+from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
 
 
@@ -75,7 +75,7 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
         (results_root / "x.md").write_text("report")
         return {"experiment": "x"}
 
-    monkeypatch.setattr("experiments.reproduce.run_experiment", fake_run)
+    monkeypatch.setattr("experiments.studies.reproduce.run_experiment", fake_run)
     for extra, embeddings in (([], "word2vec"), (["--embeddings", "random"], "random")):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "multilingual", "--seeds", "1",
                                            "--results-dir", str(tmp_path / "res"), *extra])

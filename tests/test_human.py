@@ -1,7 +1,7 @@
 """The manual-labelling row of Table 7, from iSarcasmEval's third-party labels."""
 import pytest
 
-from experiments.human import manual_labelling_metrics
+from experiments.studies.human import manual_labelling_metrics
 from preprocessing.errors import DataError
 
 

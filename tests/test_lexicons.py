@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from experiments.runs.inputs import ModelInputs
 from preprocessing.errors import DataError, IsarcasmError
-from experiments.inputs import ModelInputs
 from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer, tweet_tokens
 from preprocessing.pipeline import PreprocessConfig
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score, precision_score, recall_score
 
-from experiments.metrics import best_threshold, classification_metrics, predict_labels
+from experiments.runs.metrics import best_threshold, classification_metrics, predict_labels
 
 
 def test_binary_metrics_by_hand():
@@ -47,7 +47,7 @@ def test_best_threshold_maximises_validation_f1():
 
 @pytest.mark.parametrize("macro, average", [(False, "binary"), (True, "macro")])
 def test_the_selection_metric_is_scikit_learns_f1_at_the_decision_threshold(macro, average):
-    from experiments.selection import selection_metric
+    from experiments.runs.selection import selection_metric
 
     gold = np.array([1, 1, 1, 1, 0, 0, 1, 0])
     probabilities = np.array([0.9, 0.6, 0.4, 0.2, 0.7, 0.1, 0.55, 0.3])

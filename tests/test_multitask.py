@@ -7,9 +7,9 @@ import pytest
 from test_lexicons import write_lexicons
 from toy_corpus import write_corpus
 
-from experiments.inference import load_run
-from experiments.protocol import TrainConfig
-from experiments.training import aux_targets, train_run
+from experiments.runs.inference import load_run
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.training import aux_targets, train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 

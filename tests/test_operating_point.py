@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, f1_score
 
-from experiments.experiment import Cell
-from experiments.operating_point import all_sarcastic_f1, operating_point
-from experiments.report import markdown_report
-from experiments.reproduce import _aggregate
+from experiments.reports.operating_point import all_sarcastic_f1, operating_point
+from experiments.reports.table import markdown_report
+from experiments.studies.experiment import Cell
+from experiments.studies.reproduce import _aggregate
 
 
 def write_run(directory, gold, probabilities):

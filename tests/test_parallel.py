@@ -49,8 +49,8 @@ def test_cross_eval_trains_missing_runs_in_parallel_with_the_same_numbers(tmp_pa
 def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp_path, monkeypatch, caplog):
     import logging
 
-    from experiments import parallel
-    from experiments.protocol import TrainConfig
+    from experiments.runs import scheduler as parallel
+    from experiments.runs.protocol import TrainConfig
 
     loads = []
 

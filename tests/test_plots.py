@@ -8,11 +8,11 @@ from matplotlib.image import imread
 from sklearn.metrics import confusion_matrix
 
 from experiments.cli import main
-from experiments.experiment import Cell, Reference
-from experiments.metrics import classification_metrics
-from experiments.plots import markdown_to_html
-from experiments.reproduce import _aggregate
-from experiments.training import history_csv
+from experiments.reports.figures import markdown_to_html
+from experiments.runs.metrics import classification_metrics
+from experiments.runs.training import history_csv
+from experiments.studies.experiment import Cell, Reference
+from experiments.studies.reproduce import _aggregate
 
 
 def fake_run(directory, seed, skill):
@@ -77,7 +77,7 @@ def test_report_html_draws_every_figure_and_links_it(tmp_path):
 
 def test_confusion_matrices_show_the_mean_counts(tmp_path, monkeypatch):
     """Each cell's annotation is the mean count over seeds (read from the figure before it is saved)."""
-    from experiments import plots
+    from experiments.reports import figures as plots
 
     result, matrices = fake_results(tmp_path)
     texts = []
@@ -120,7 +120,7 @@ def test_markdown_to_html_covers_what_the_reports_use():
 
 
 def test_bar_chart_title_says_whether_reference_numbers_are_drawn(tmp_path, monkeypatch):
-    from experiments import plots
+    from experiments.reports import figures as plots
 
     result, _ = fake_results(tmp_path)
     titles = []

@@ -1,7 +1,7 @@
 """Splits: validation carved from train only, stratified, seeded; dev split used when present."""
 import pytest
 
-from experiments.protocol import TrainConfig, make_splits
+from experiments.runs.protocol import TrainConfig, make_splits
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset, Fold, Record
 
@@ -66,7 +66,7 @@ def test_bad_train_config_is_refused(kwargs):
 
 
 def test_variants_are_named_apart_from_the_faithful_protocol():
-    from experiments.protocol import QUICK
+    from experiments.runs.protocol import QUICK
 
     assert TrainConfig().variant() == "" and TrainConfig(tune_threshold=True).variant() == ""
     assert TrainConfig(**QUICK).variant() == "quick"
@@ -101,8 +101,8 @@ def test_a_missing_fold_is_refused():
 
 
 def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
-    from experiments.experiment import Cell
-    from experiments.reproduce import _jobs
+    from experiments.studies.experiment import Cell
+    from experiments.studies.reproduce import _jobs
 
     assert _jobs(Cell("toy", "cnn", folds=True), folded(3), [0, 1]) == \
         [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
@@ -114,7 +114,7 @@ def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
 def test_fold_runs_are_stored_per_fold():
     from pathlib import Path
 
-    from experiments.store import run_dir
+    from experiments.runs.store import run_dir
 
     assert run_dir(Path("runs"), "dialogue", "mustard", "cnn", 1, fold=0) == \
         Path("runs/dialogue/mustard/cnn/fold-1/seed-1")

@@ -1,7 +1,7 @@
 """What results files record about where their numbers came from."""
 import json
 
-from experiments import provenance
+from experiments.runs import provenance
 
 CPUINFO = """processor\t: 0
 model name\t: Example CPU 9000

@@ -1,9 +1,9 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
 import pytest
 
-from experiments.experiment import Cell, Reference
-from experiments.report import comparison_markdown, markdown_report
-from experiments.reproduce import _aggregate, per_class_scores, results_csv
+from experiments.reports.table import comparison_markdown, markdown_report
+from experiments.studies.experiment import Cell, Reference
+from experiments.studies.reproduce import _aggregate, per_class_scores, results_csv
 from preprocessing.errors import IsarcasmError
 
 

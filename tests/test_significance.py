@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from experiments.significance import (
+from experiments.reports.significance import (
     align,
     compare_runs,
     holm,

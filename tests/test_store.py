@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from experiments.store import RunWriter, completed, run_dir, write_json, write_result_files
+from experiments.runs.store import RunWriter, completed, run_dir, write_json, write_result_files
 from preprocessing.errors import IsarcasmError
 
 

@@ -7,8 +7,8 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.protocol import TrainConfig
-from experiments.training import train_run
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
 
 FAST = TrainConfig(epochs=3, batch_size=32, embeddings="random")
@@ -128,7 +128,7 @@ def test_train_cli_stores_a_preprocessing_variant_under_its_own_name(corpus_file
 def test_corpus_files_that_differ_from_the_catalog_are_named():
     from pathlib import Path
 
-    from experiments.training import modified_files
+    from experiments.runs.training import modified_files
     from preprocessing.corpora import CORPORA, get_corpus
 
     files = get_corpus("riloff").files

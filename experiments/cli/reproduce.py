@@ -5,12 +5,11 @@ from pathlib import Path
 
 import click
 
+from experiments.cli.options import data_dir, echo_json, file_corpus_options, jobs_option, json_option
+from experiments.cli.train import train_config, training_options
+from experiments.runs.store import read_json
+from experiments.studies.experiment import available, load_experiment
 from preprocessing.errors import IsarcasmError
-
-from .cli_common import data_dir, echo_json, file_corpus_options, jobs_option, json_option
-from .cli_train import train_config, training_options
-from .experiment import available, load_experiment
-from .store import read_json
 
 
 def _split_list(value: str | None) -> list[str] | None:
@@ -33,7 +32,7 @@ def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, 
 
     Finished runs are reused, so an interrupted reproduction resumes.
     """
-    from .reproduce import run_experiment
+    from experiments.studies.reproduce import run_experiment
 
     seeds = seeds if seeds is not None else (1 if quick else 5)
     if seeds < 1:
@@ -59,7 +58,7 @@ def report(experiment, results_dir, html, against, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     result = _results(results_dir, experiment)
     if against:
-        from .report import comparison_markdown
+        from experiments.reports.table import comparison_markdown
 
         click.echo(comparison_markdown(result, _results(results_dir, against)))
         return
@@ -69,7 +68,7 @@ def report(experiment, results_dir, html, against, as_json):
     else:
         click.echo(text)
     if html:
-        from .plots import write_html_report
+        from experiments.reports.figures import write_html_report
 
         page = write_html_report(result, text, Path(results_dir) / experiment)
         click.echo(f"report with figures: {page}", err=as_json)
@@ -85,8 +84,8 @@ def _results(results_dir: str, experiment: str) -> dict:
 
 def report_markdown(result: dict) -> str:
     """The markdown report of any results file: a table reproduction, the cross-dataset matrix or a benchmark."""
-    from .benchmark import benchmark_markdown
-    from .cross_eval import cross_markdown
-    from .report import markdown_report
+    from experiments.reports.table import markdown_report
+    from experiments.studies.benchmark import benchmark_markdown
+    from experiments.studies.cross_eval import cross_markdown
 
     return {"cross": cross_markdown, "benchmark": benchmark_markdown}.get(result.get("kind"), markdown_report)(result)

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.runs.inputs import ModelInputs
+from experiments.runs.metrics import predict_labels, score
+from experiments.runs.store import read_json, write_json, write_text
+from experiments.runs.training import predictions_tsv, targets
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
-
-from .inputs import ModelInputs
-from .metrics import predict_labels, score
-from .store import read_json, write_json, write_text
-from .training import predictions_tsv, targets
 
 
 @dataclass
@@ -51,8 +50,7 @@ class TrainedRun:
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     from baselines import load_model
-
-    from . import selection  # noqa: F401  (registers the custom metric for deserialisation)
+    from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     if not (directory / "metrics.json").is_file():
         raise IsarcasmError(f"{directory} is not a finished run (no metrics.json); train one with `isarcasm train`")

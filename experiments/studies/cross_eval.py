@@ -27,25 +27,24 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from preprocessing.corpora import corpus_label, corpus_options, load_corpus
-from preprocessing.errors import IsarcasmError
-from preprocessing.pipeline import PreprocessConfig
-from preprocessing.records import Dataset
-
-from . import provenance
-from .metrics import summary_stats
-from .operating_point import all_sarcastic_f1
-from .protocol import TrainConfig, make_splits
-from .report import duration
-from .significance import Predictions, read_predictions
-from .store import (
+from experiments.reports.operating_point import all_sarcastic_f1
+from experiments.reports.significance import Predictions, read_predictions
+from experiments.reports.table import duration
+from experiments.runs import provenance
+from experiments.runs.metrics import summary_stats
+from experiments.runs.protocol import TrainConfig, make_splits
+from experiments.runs.store import (
     completed,
     read_json,
     run_dir,
     run_places,
     write_result_files,
 )
-from .training import run_config, train_run
+from experiments.runs.training import run_config, train_run
+from preprocessing.corpora import corpus_label, corpus_options, load_corpus
+from preprocessing.errors import IsarcasmError
+from preprocessing.pipeline import PreprocessConfig
+from preprocessing.records import Dataset
 
 NAME = "cross"
 #: The English binary corpora with a train and a test split.
@@ -141,7 +140,7 @@ def training_run(dataset: Dataset, model: str, seed: int, settings: Settings,
 
 def train_in_parallel(models: list[str], datasets: list[Dataset], seeds: list[int], settings: Settings) -> None:
     """Train the missing runs ``settings.jobs`` at a time; the sequential pass then finds them finished."""
-    from .parallel import RunTask, run_tasks
+    from experiments.runs.scheduler import RunTask, run_tasks
 
     tasks = [RunTask(train.name, tuple(sorted(corpus_options(train.name, **settings.file_options).items())),
                      settings.data_dir, model, seed,
@@ -159,7 +158,7 @@ def train_in_parallel(models: list[str], datasets: list[Dataset], seeds: list[in
 
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
     """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
-    from .inference import evaluate_run, evaluation_paths, load_run
+    from experiments.runs.inference import evaluate_run, evaluation_paths, load_run
 
     own = Scored.from_run(run)
     trained_on = read_json(run / "config.json")["corpus"]
@@ -261,7 +260,7 @@ def all_sarcastic(dataset: Dataset) -> dict:
 
 
 def save_cross(result: dict, results_root: Path) -> list[Path]:
-    from .plots import cross_heatmap
+    from experiments.reports.figures import cross_heatmap
 
     paths = write_result_files(result, results_root, cross_csv(result), cross_markdown(result))
     return paths + [cross_heatmap(result, model, results_root / result["experiment"] / f"heatmap-{model}.png")

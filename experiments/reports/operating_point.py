@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-from .metrics import summary_stats
-from .significance import read_predictions
+from experiments.reports.significance import read_predictions
+from experiments.runs.metrics import summary_stats
 
 
 def all_sarcastic_f1(positive_share: float) -> float:

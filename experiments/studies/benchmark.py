@@ -7,7 +7,7 @@ reproduction, stored in the same run store so finished runs are reused;
 classic models by the mean over seeds of the cell's main metric (sarcastic-
 class F1; macro-F1 for multi-class corpora) and, against each classic model,
 a paired significance test on the same test predictions
-(:mod:`experiments.significance`; paired bootstrap by default).
+(:mod:`experiments.reports.significance`; paired bootstrap by default).
 
 The classic models are not trained here: training all of them takes hours.
 Their finished runs are used where they exist with the same protocol (same
@@ -24,16 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
+from experiments.runs import provenance
+from experiments.runs.metrics import summary_stats
+from experiments.runs.store import read_json, run_places, write_json, write_text
+from experiments.studies.cross_eval import CORPORA, Scored, Settings, cross_cells
+from experiments.studies.cross_eval import NAME as CROSS
+from experiments.studies.experiment import Cell, Experiment, load_experiment
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
-
-from . import provenance
-from .cross_eval import CORPORA, Scored, Settings, cross_cells
-from .cross_eval import NAME as CROSS
-from .experiment import Cell, Experiment, load_experiment
-from .metrics import summary_stats
-from .significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
-from .store import read_json, run_places, write_json, write_text
 
 EXPERIMENTS = ("table6", "table7", CROSS)
 #: The part of a run's config.json that must be equal for two runs to be compared (all but the model).
@@ -102,7 +101,7 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
            results_root: Path, corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
     """The model in every corpus of a table experiment, beside the classic runs stored for that experiment."""
-    from .reproduce import run_experiment
+    from experiments.studies.reproduce import run_experiment
 
     experiment = load_experiment(name)
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]

@@ -12,7 +12,7 @@ from dataclasses import MISSING, asdict, fields
 
 import click
 
-from .cli_common import echo_json, file_corpus_options, json_option, open_corpus
+from experiments.cli.options import echo_json, file_corpus_options, json_option, open_corpus
 
 
 def preprocess_options(func):

@@ -15,18 +15,17 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from experiments.reports.operating_point import operating_point
+from experiments.reports.table import markdown_report
+from experiments.runs import provenance
+from experiments.runs.metrics import METRICS, summary_stats
+from experiments.runs.protocol import QUICK, TrainConfig
+from experiments.runs.scheduler import RunTask, run_tasks
+from experiments.runs.store import run_dir, twin_runs, write_result_files
+from experiments.studies.experiment import Cell, Experiment
+from experiments.studies.human import manual_labelling_metrics
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
-
-from . import provenance
-from .experiment import Cell, Experiment
-from .human import manual_labelling_metrics
-from .metrics import METRICS, summary_stats
-from .operating_point import operating_point
-from .parallel import RunTask, run_tasks
-from .protocol import QUICK, TrainConfig
-from .report import markdown_report
-from .store import run_dir, twin_runs, write_result_files
 
 log = logging.getLogger("isarcasm")
 

@@ -11,10 +11,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from experiments.runs.metrics import METRICS
+from experiments.runs.protocol import TrainConfig
 from preprocessing.errors import IsarcasmError
-
-from .metrics import METRICS
-from .protocol import TrainConfig
 
 TABLES = Path(__file__).resolve().parent / "tables"
 HUMAN = "manual-labelling"

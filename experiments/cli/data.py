@@ -8,6 +8,14 @@ from pathlib import Path
 
 import click
 
+from experiments.cli.options import (
+    data_dir,
+    echo_json,
+    file_corpus_options,
+    json_option,
+    open_corpus,
+    table,
+)
 from preprocessing.corpora import (
     CorpusSpec,
     DataPackage,
@@ -20,15 +28,6 @@ from preprocessing.fetch import FileStatus, fetch, verify
 from preprocessing.records import Dataset
 from preprocessing.registry import Registry
 from preprocessing.stats import LENGTH_KEY, PERCENTILES, corpus_stats
-
-from .cli_common import (
-    data_dir,
-    echo_json,
-    file_corpus_options,
-    json_option,
-    open_corpus,
-    table,
-)
 
 
 @click.group("data")

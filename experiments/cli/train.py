@@ -7,23 +7,22 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from preprocessing.errors import IsarcasmError
-from preprocessing.fileio import read_text
-
-from .cli_common import (
+from experiments.cli.options import (
     data_dir,
     echo_json,
     file_corpus_options,
     json_option,
     open_corpus,
 )
-from .cli_preprocess import (
+from experiments.cli.preprocess import (
     config_from_options,
     pop_preprocess_options,
     preprocess_options,
 )
-from .protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECT_ON, SELECTIONS, TrainConfig, changed_fields
-from .store import run_dir
+from experiments.runs.protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECT_ON, SELECTIONS, TrainConfig, changed_fields
+from experiments.runs.store import run_dir
+from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import read_text
 
 
 def training_options(func):
@@ -93,9 +92,8 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
     runs with other settings are stored under a name that lists what changed.
     """
+    from experiments.runs.training import train_run
     from preprocessing.pipeline import PreprocessConfig
-
-    from .training import train_run
 
     config = train_config(options, quick)
     preprocess_given = pop_preprocess_options(options)
@@ -130,7 +128,7 @@ def _summary(test: dict) -> str:
 @click.pass_context
 def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs)."""
-    from .inference import evaluate_run, load_run
+    from experiments.runs.inference import evaluate_run, load_run
 
     results = []
     for directory in map(Path, run_dirs):
@@ -153,7 +151,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
 @click.pass_context
 def predict(ctx, run_directory, texts, input_file, as_json):
     """Print the probability and label a trained run gives each text."""
-    from .inference import load_run
+    from experiments.runs.inference import load_run
 
     texts = list(texts)
     if input_file:

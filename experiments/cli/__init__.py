@@ -46,13 +46,13 @@ def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: t
 
 
 def _attach() -> None:
-    from .cli_benchmark import benchmark, cross_eval
-    from .cli_data import data
-    from .cli_embeddings import embeddings
-    from .cli_models import models
-    from .cli_preprocess import preprocess
-    from .cli_reproduce import report, reproduce
-    from .cli_train import evaluate, predict, train
+    from experiments.cli.benchmark import benchmark, cross_eval
+    from experiments.cli.data import data
+    from experiments.cli.embeddings import embeddings
+    from experiments.cli.models import models
+    from experiments.cli.preprocess import preprocess
+    from experiments.cli.reproduce import report, reproduce
+    from experiments.cli.train import evaluate, predict, train
 
     main.add_command(data)
     main.add_command(preprocess)

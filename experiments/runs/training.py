@@ -16,16 +16,15 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from experiments.runs import provenance
+from experiments.runs.inputs import ModelInputs
+from experiments.runs.metrics import best_threshold, score
+from experiments.runs.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.store import RunWriter, completed, read_json, write_json, write_text
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset, Record
-
-from . import provenance
-from .inputs import ModelInputs
-from .metrics import best_threshold, score
-from .protocol import Splits, TrainConfig, make_splits
-from .store import RunWriter, completed, read_json, write_json, write_text
 
 
 @dataclass
@@ -62,7 +61,6 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
     so a run of an edited plugin is never taken for the old one.
     """
     from baselines.plugins import origin
-
     from baselines.registry import MODELS
     from preprocessing.lexicons import LEXICON_TOKENS
 
@@ -170,8 +168,7 @@ def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, 
     from baselines.config import MAIN_OUTPUT, ModelConfig
     from embeddings.matrix import embedding_matrix
     from embeddings.vectors import initial_vectors
-
-    from .selection import KeepBestEpoch, selection_metric
+    from experiments.runs.selection import KeepBestEpoch, selection_metric
 
     started = time.time()
     set_determinism(seed)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .report import shown_metrics
-from .store import read_json, write_text
+from experiments.reports.table import shown_metrics
+from experiments.runs.store import read_json, write_text
 
 COLOURS = {"ours": "#1f77b4", "iSarcasm impl.": "#ff7f0e", "published": "#2ca02c"}
 METRIC_LABELS = {"f1_sarcastic": "F1 (sarcastic)", "precision_sarcastic": "precision (sarcastic)",
@@ -111,7 +111,7 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, the precision-recall curve of P(sarcastic) on the test split (first seed), its operating point."""
     from sklearn.metrics import average_precision_score, precision_recall_curve
 
-    from .significance import read_predictions
+    from experiments.reports.significance import read_predictions
 
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6, 5))  # the legend goes to the right of the curves
@@ -257,7 +257,7 @@ def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
 
 def cross_heatmap(result: dict, model: str, path: Path) -> Path:
     """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side."""
-    from .cross_eval import MATRIX_METRICS, matrix
+    from experiments.studies.cross_eval import MATRIX_METRICS, matrix
 
     plt = _pyplot()
     from matplotlib.patches import Rectangle

@@ -18,12 +18,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.training import RunResult, train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset
-
-from .protocol import TrainConfig
-from .training import RunResult, train_run
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,10 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from experiments.cli.options import data_dir, file_corpus_options, jobs_option
+from experiments.cli.reproduce import _split_list
+from experiments.cli.train import train_config, training_options
 from preprocessing.errors import IsarcasmError
-
-from .cli_common import data_dir, file_corpus_options, jobs_option
-from .cli_reproduce import _split_list
-from .cli_train import train_config, training_options
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
 _PROTOCOL_OPTIONS = ("epochs", "batch_size", "learning_rate", "selection", "select_on", "class_weight", "tune_threshold",
@@ -25,7 +24,7 @@ def _seeds(seeds: int | None, quick: bool) -> list[int]:
 
 
 def _settings(ctx, output_dir, force, tensorboard, config, file_options, jobs):
-    from .cross_eval import Settings
+    from experiments.studies.cross_eval import Settings
 
     return Settings(data_dir(ctx), Path(output_dir), config, file_options, force=force, tensorboard=tensorboard,
                     jobs=jobs)
@@ -60,8 +59,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
     each run is tested with its own vocabulary and preprocessing. Writes results/cross.{json,csv,md}
     and a heatmap per model in results/cross/.
     """
-    from .benchmark import classic_models
-    from .cross_eval import CORPORA, run_cross
+    from experiments.studies.benchmark import classic_models
+    from experiments.studies.cross_eval import CORPORA, run_cross
 
     config = train_config(options, quick)  # the rest are corpus options
     settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)
@@ -96,7 +95,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
     """
-    from .benchmark import benchmark_summary, parse_experiments, run_benchmark
+    from experiments.studies.benchmark import benchmark_summary, parse_experiments, run_benchmark
 
     config = train_config(options, quick)  # the rest are corpus options
     settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)

@@ -123,7 +123,7 @@ def _seed_list(result: dict) -> str:
 
 
 def operating_point_section(cells: list[dict]) -> list[str]:
-    """The operating-point table (see :mod:`experiments.operating_point`) of the cells that have one."""
+    """The operating-point table (see :mod:`experiments.reports.operating_point`) of the cells that have one."""
     rows = [c for c in cells if c.get("operating_point")]
     if not rows:
         return []

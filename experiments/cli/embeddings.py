@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (
+from experiments.cli.options import (
     data_dir,
     echo_json,
     file_corpus_options,
     json_option,
     open_corpus,
 )
-from .cli_preprocess import (
+from experiments.cli.preprocess import (
     config_from_options,
     fit_on_train,
     pop_preprocess_options,

@@ -36,9 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.runs.metrics import predict_labels
 from preprocessing.errors import DataError, IsarcasmError
-
-from .metrics import predict_labels
 
 METHODS = ("bootstrap", "mcnemar")
 DEFAULT_METHOD = "bootstrap"

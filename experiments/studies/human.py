@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from experiments.runs.metrics import classification_metrics
 from preprocessing.fileio import parse_label, read_csv
-
-from .metrics import classification_metrics
 
 ANNOTATIONS = "isarcasmeval/third-party annotations/english_task_a.csv"
 

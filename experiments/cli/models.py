@@ -5,7 +5,7 @@ import math
 
 import click
 
-from .cli_common import echo_json, json_option, table
+from experiments.cli.options import echo_json, json_option, table
 
 
 def _size_options(func):
