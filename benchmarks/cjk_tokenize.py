@@ -22,7 +22,7 @@ import click
 
 from preprocessing.corpora import load_corpus
 from preprocessing.datadir import resolve_data_dir
-from preprocessing.pipeline import PreprocessConfig
+from preprocessing.config import PreprocessConfig
 from preprocessing.tokenize import NormalisingTokenizer
 
 

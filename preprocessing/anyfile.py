@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from .corpora import BINARY_LABELS
+from .specs import BINARY_LABELS
 from .errors import DataError
 from .fileio import parse_label, read_csv, read_text
 from .records import Dataset, Record

@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from . import readers
-from .corpora import CORPORA, RESOURCES, CorpusSpec, DataFile, ResourceSpec
+from .specs import CORPORA, RESOURCES, CorpusSpec, DataFile, ResourceSpec
 
 
 def github(repo: str, commit: str, path: str) -> str:
@@ -181,7 +181,7 @@ CORPORA.add("sarc7", CorpusSpec(
     licence="no licence stated; research use; MUStARD texts are MIT",
     notes="8 classes (7 sarcasm types + not sarcasm) from the Sarc7 label alone; 44 items disagree with MUStARD's "
           "binary flag; MUStARD's splits and folds",
-    label_names=("not sarcasm", "brooding", "deadpan", "manic", "obnoxious", "polite", "raging", "self-deprecating"),
+    label_names=readers.SARC7_TYPES,
     reader=readers.read_sarc7,
 ))
 CORPORA.add("kocosa", CorpusSpec(

@@ -1,110 +1,33 @@
-"""Corpus declarations and loading.
+"""Loading corpora by name (or path) into validated :class:`Dataset` s.
 
-A corpus is declared once (:class:`CorpusSpec`) with everything needed to
-fetch, verify and read it; :func:`load_corpus` resolves a name (or a path to a
-plain CSV/TSV/JSONL file) to a validated :class:`Dataset`.  The declarations
-themselves live in :mod:`preprocessing.catalog`.
+A corpus is declared once (:class:`~preprocessing.specs.CorpusSpec`, in
+:mod:`preprocessing.catalog`) with everything needed to fetch, verify and read
+it; :func:`load_corpus` resolves a name, or a path to a plain CSV/TSV/JSONL
+file, to a validated :class:`Dataset`.
 """
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
+from . import catalog  # noqa: F401  (the declarations register themselves in CORPORA and RESOURCES)
+from .anyfile import read_any_file
 from .errors import DataError, IsarcasmError
-from .records import Dataset, Fold, Record
-from .registry import Registry
-
-BINARY_LABELS = ("not_sarcastic", "sarcastic")
-
-
-@dataclass(frozen=True)
-class DataFile:
-    """One file of a data package.
-
-    ``path`` is relative to the data directory.  ``sha256`` is of the content,
-    decompressed when the name ends in ``.gz`` (so a file fetched raw and
-    gzipped locally verifies the same as the mirror's copy).  ``url`` is the
-    pinned upstream location, or ``None`` when no public download exists.
-    """
-
-    path: str
-    sha256: str
-    url: str | None = None
-
-
-@dataclass(frozen=True)
-class DataPackage:
-    """Files that are fetched and verified together (a corpus or a resource)."""
-
-    name: str
-    files: tuple[DataFile, ...]
-    source: str
-    licence: str
-    notes: str = ""
-
-    @property
-    def folders(self) -> list[str]:
-        """Top-level folders of the data directory this package lives in."""
-        return sorted({f.path.split("/", 1)[0] for f in self.files})
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """What a reader returns; :func:`load_corpus` adds the corpus metadata."""
-
-    records: list[Record]
-    folds: tuple[Fold, ...] = ()
-    warnings: list[str] = field(default_factory=list)
-
-
-# reader(data_dir, **options) -> Loaded
-Reader = Callable[..., Loaded]
-
-
-@dataclass(frozen=True)
-class CorpusSpec(DataPackage):
-    language: str = "en"
-    label_names: tuple[str, ...] = BINARY_LABELS
-    splits: tuple[str, ...] = ("train", "test")
-    reader: Reader | None = None
-    #: Gold labels are each record's ``types`` (see :class:`records.Dataset`).
-    multi_label: bool = False
-    #: Auxiliary tasks ``((task, class names), ...)`` whose classes the reader puts in ``Record.aux``.
-    aux_labels: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @property
-    def is_binary(self) -> bool:
-        return len(self.label_names) == 2 and not self.multi_label
-
-
-@dataclass(frozen=True)
-class ResourceSpec(DataPackage):
-    """Non-corpus data (word vectors, lexicons): fetched and verified like corpora."""
-
-    description: str = ""
-
-
-CORPORA: Registry[CorpusSpec] = Registry("corpus")
-RESOURCES: Registry[ResourceSpec] = Registry("resource")
-
+from .records import Dataset
+from .specs import CORPORA, RESOURCES, DataPackage
 
 def packages() -> list[DataPackage]:
     """Every fetchable package: corpora first, then resources."""
-    _ensure_catalog()
     return [*CORPORA, *RESOURCES]
 
 
 def get_package(name: str) -> DataPackage:
-    _ensure_catalog()
     if name in RESOURCES:
         return RESOURCES.get(name)
     return CORPORA.get(name)
 
 
 def get_corpus(name: str) -> CorpusSpec:
-    _ensure_catalog()
     return CORPORA.get(name)
 
 
@@ -128,10 +51,7 @@ def load_corpus(name: str, data_dir: Path, **options) -> Dataset:
     ``options`` go to the reader: ``text_file`` for ``isarcasm-ids``; for a file
     corpus ``text_col``, ``label_col``, ``split_col``.
     """
-    _ensure_catalog()
     if name not in CORPORA and is_file_corpus(name):
-        from .anyfile import read_any_file
-
         return _validated(read_any_file(Path(name), **options))
     spec = CORPORA.get(name)
     require_data_dir(data_dir, name)
@@ -205,8 +125,3 @@ def _validated(dataset: Dataset) -> Dataset:
                 raise DataError(f"corpus '{dataset.name}': record {r.id!r} has auxiliary label {task}={index}, "
                                 f"not one of its declared tasks {dataset.aux_labels}")
     return dataset
-
-
-def _ensure_catalog() -> None:
-    """Import the declarations on first use (they register themselves)."""
-    from . import catalog  # noqa: F401

@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-from .corpora import DataFile, DataPackage
+from .specs import DataFile, DataPackage
 from .errors import DataError, IsarcasmError
 from .fileio import content_sha256
 

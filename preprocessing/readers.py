@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .corpora import Loaded, get_corpus
+from .specs import Loaded
 from .errors import DataError
 from .fileio import parse_label, read_csv, read_json, read_text
 from .records import Fold, Record
@@ -418,6 +418,10 @@ def read_mustard(data_dir: Path) -> Loaded:
     return Loaded(_train_first(records), folds=_mustard_folds(data_dir, set(items)))
 
 
+#: Sarc7's eight classes, in the order of the corpus' label ids.
+SARC7_TYPES = ("not sarcasm", "brooding", "deadpan", "manic", "obnoxious", "polite", "raging", "self-deprecating")
+
+
 def read_sarc7(data_dir: Path) -> Loaded:
     """Sarc7: MUStARD with 8 classes (7 sarcasm types + not sarcasm) from its ``label`` field alone.
 
@@ -429,7 +433,7 @@ def read_sarc7(data_dir: Path) -> Loaded:
     """
     path = data_dir / "sarc7/sarcasmdata.json"
     items = _mustard_items(path)
-    label_names = get_corpus("sarc7").label_names
+    label_names = SARC7_TYPES
     records, disagreements = [], 0
     for key, item in items.items():
         _fields(path, f"record {key}", item, ("label",))

@@ -16,7 +16,7 @@ and ')'."  Replacing rare tokens with ``<unk>`` needs a vocabulary and lives in
    than tokens, which keeps normalisation nearly free.
 
 The rules, with every choice the paper leaves open (each one is an option of
-:class:`~preprocessing.pipeline.PreprocessConfig`; the default is given first):
+:class:`~preprocessing.config.PreprocessConfig`; the default is given first):
 
 - text clean-up before tokenising: HTML entities are unescaped (tweets from the
   API carry ``&amp;``, ``&lt;3``); emoji skin-tone modifiers, zero-width joiners
@@ -59,14 +59,12 @@ import functools
 import html
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol
 
+from .config import PreprocessConfig
 from .errors import IsarcasmError
 from .registry import Registry
 from .vocab import ELLIPSIS, NUMBER, URL, USER
-
-if TYPE_CHECKING:
-    from .pipeline import PreprocessConfig
 
 
 class Tokenizer(Protocol):
@@ -245,7 +243,7 @@ class Normaliser:
     on a token string returns its normalised form or ``None`` (drop it).
     """
 
-    def __init__(self, config: "PreprocessConfig"):
+    def __init__(self, config: PreprocessConfig):
         self.config = config
         self.keep_punct = frozenset(config.keep_punct)
         self.emoticons = emoticons()
@@ -316,7 +314,7 @@ class NormalisingTokenizer:
     normaliser cache what they have seen, so later batches get faster.
     """
 
-    def __init__(self, config: "PreprocessConfig"):
+    def __init__(self, config: PreprocessConfig):
         self.normaliser = Normaliser(config)
         self.tokenizer = get_tokenizer(config.language)
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from experiments.cli import data as cli_data
 from experiments.cli import main
-from preprocessing.corpora import DataFile, DataPackage
+from preprocessing.specs import DataFile, DataPackage
 
 ISARCASM = "isarcasm/text_tomoverman_iSarcasmNU"
 

@@ -10,9 +10,9 @@ from experiments.runs.inference import evaluate_run, load_run
 from experiments.runs.inputs import ModelInputs, context_text
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.training import train_run
+from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
-from preprocessing.pipeline import PreprocessConfig
 
 FAST = TrainConfig(epochs=8, batch_size=32, learning_rate=0.01, embeddings="random")
 
@@ -81,18 +81,19 @@ def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash()
 
 def test_an_experiment_with_context_leaves_out_models_without_a_context_variant(caplog):
     from experiments.studies.experiment import Cell
-    from experiments.studies.reproduce import _with_context_variant
+    from experiments.studies.reproduce import with_context_variant
 
     cells = [Cell("sarc7", "lstm", ()), Cell("sarc7", "dense-lstm", ()), Cell("mustard", "dense-lstm", ())]
     with caplog.at_level("WARNING", logger="isarcasm"):
-        assert _with_context_variant(cells) == cells[:1]
+        assert with_context_variant(cells) == cells[:1]
     assert [r.getMessage().split(":")[0] for r in caplog.records] == ["dense-lstm left out"]  # one line per model
     with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
-        _with_context_variant(cells[1:])
+        with_context_variant(cells[1:])
 
 
 def test_cross_eval_with_context_refuses_a_model_without_a_context_variant(tmp_path):
-    from experiments.studies.cross_eval import Settings, cross_cells
+    from experiments.studies.cross_eval import cross_cells
+    from experiments.studies.settings import Settings
 
     settings = Settings(tmp_path, tmp_path / "runs", train=replace(FAST, context="all"))
     with pytest.raises(IsarcasmError, match="dense-lstm also reads features other than tokens"):

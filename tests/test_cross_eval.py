@@ -9,10 +9,11 @@ from sklearn.metrics import f1_score
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.reports.significance import compare_runs, read_predictions
+from experiments.reports.significance import compare_runs
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import run_dir
+from experiments.runs.store import read_predictions, run_dir
 from experiments.runs.training import train_run
+from experiments.reports.cross import cross_markdown
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 
@@ -99,7 +100,7 @@ def test_a_second_cross_eval_trains_and_evaluates_nothing(store, cross, monkeypa
     def fail(*args, **kwargs):
         raise AssertionError("nothing should be trained or evaluated again")
 
-    monkeypatch.setattr(cross_eval, "train_run", fail)
+    monkeypatch.setattr("experiments.runs.scheduler.train_run", fail)
     monkeypatch.setattr("experiments.runs.inference.load_run", fail)
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
@@ -183,7 +184,7 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
               "b": {"sarcastic_share": 0.5, "f1_sarcastic": 2 / 3, "f1_macro": 1 / 3}}
     result = {"title": "Cross", "experiment": "cross", "models": ["lstm", "cnn"], "corpora": ["a", "b"], "seeds": [0],
               "git_commit": "abc", "wall_seconds": 1, "cells": cells, "all_sarcastic": floors}
-    text = cross_eval.cross_markdown(result)
+    text = cross_markdown(result)
     # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here.
     assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in text
     assert "(a 25%, b 50%)" in text
@@ -193,9 +194,9 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     assert "Wall time 0 min 01 s. " in text
     result.update(training_runs=2, compute_seconds=3725)
     assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
-            in cross_eval.cross_markdown(result))
+            in cross_markdown(result))
     del result["all_sarcastic"]  # results saved before the floors were recorded still print
-    assert "all sarcastic" not in cross_eval.cross_markdown(result)
+    assert "all sarcastic" not in cross_markdown(result)
 
 
 def test_benchmark_finds_a_classic_run_that_its_reproduction_reused_from_another_experiment(store, cross):

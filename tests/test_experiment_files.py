@@ -69,13 +69,13 @@ def test_multilingual_uses_word2vec_as_its_protocol_and_names_variants_against_i
 def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_path, monkeypatch):
     seen = {}
 
-    def fake_run(spec, data_dir, runs_root, results_root, seeds, train, **kwargs):
-        seen["train"] = train
-        (results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
-        (results_root / "x.md").write_text("report")
+    def fake_run(spec, seeds, settings):
+        seen["train"] = settings.train
+        (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
+        (settings.results_root / "x.md").write_text("report")
         return {"experiment": "x"}
 
-    monkeypatch.setattr("experiments.studies.reproduce.run_experiment", fake_run)
+    monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
     for extra, embeddings in (([], "word2vec"), (["--embeddings", "random"], "random")):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "multilingual", "--seeds", "1",
                                            "--results-dir", str(tmp_path / "res"), *extra])

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from preprocessing import fetch as fetch_module
-from preprocessing.corpora import DataFile, DataPackage
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fetch import fetch, verify
+from preprocessing.specs import DataFile, DataPackage
 
 TRAIN = b"text,label\nhello,1\n"
 LEXICON = b"good\t1\nbad\t-1\n"

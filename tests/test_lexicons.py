@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from experiments.runs.inputs import ModelInputs
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer, tweet_tokens
-from preprocessing.pipeline import PreprocessConfig
 
 AT = "lexicons/affectivetweets"
 EXPANDED_HEADER = "word anger anticipation disgust fear joy negative positive sadness surprise trust".split()

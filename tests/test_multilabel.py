@@ -7,10 +7,10 @@ from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_su
 from toy_corpus import write_corpus
 
 from baselines import build_model
-from experiments.reports.significance import read_predictions
 from experiments.runs.inference import evaluate_run, load_run
 from experiments.runs.metrics import classification_metrics, multilabel_metrics, score
 from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import read_predictions
 from experiments.runs.training import targets, train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError

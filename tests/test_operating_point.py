@@ -6,7 +6,7 @@ from sklearn.metrics import average_precision_score, f1_score
 from experiments.reports.operating_point import all_sarcastic_f1, operating_point
 from experiments.reports.table import markdown_report
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import _aggregate
+from experiments.studies.reproduce import aggregate
 
 
 def write_run(directory, gold, probabilities):
@@ -58,7 +58,7 @@ def test_all_sarcastic_f1_of_an_empty_class_is_zero():
 def test_report_shows_one_row_per_binary_cell(tmp_path):
     gold = np.array([0, 0, 0, 1])
     runs = binary_runs(tmp_path, gold, [np.array([0.1, 0.6, 0.2, 0.9])])
-    summary = _aggregate(Cell("riloff", "lstm", (), ""), [{"test": {"f1_sarcastic": 0.67, "f1_macro": 0.73}}],
+    summary = aggregate(Cell("riloff", "lstm", (), ""), [{"test": {"f1_sarcastic": 0.67, "f1_macro": 0.73}}],
                          [str(r) for r in runs], [0])
     summary["operating_point"] = operating_point(runs)
     result = {"experiment": "t", "title": "T", "source": "S", "seeds": [0], "git_commit": "abc",

@@ -60,10 +60,10 @@ def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp
         return f"dataset {name}"
 
     monkeypatch.setattr(parallel, "load_corpus", load_corpus)
-    monkeypatch.setattr(parallel, "_DATASETS", {})
+    parallel.quiet_load.cache_clear()
     task = parallel.RunTask("toy", (), tmp_path, "lstm", 0, tmp_path / "run", TrainConfig())
     with caplog.at_level("WARNING", logger="isarcasm"):
-        assert parallel._worker_dataset(task) == parallel._worker_dataset(task) == "dataset toy"
+        assert parallel.worker_dataset(task) == parallel.worker_dataset(task) == "dataset toy"
         logging.getLogger("isarcasm").warning("after loading")
     assert loads == ["toy"]
     assert [r.getMessage() for r in caplog.records] == ["after loading"]  # silenced while loading only

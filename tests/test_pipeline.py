@@ -6,8 +6,9 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.pipeline import PreprocessConfig, Preprocessor, max_len_for
+from preprocessing.pipeline import Preprocessor, max_len_for
 from preprocessing.vocab import PAD_ID, UNK_ID
 
 TRAIN = ["I love Mondays", "I love rain", "so fun", "so fun", "sunshine at last"]

@@ -10,9 +10,9 @@ from sklearn.metrics import confusion_matrix
 from experiments.cli import main
 from experiments.reports.figures import markdown_to_html
 from experiments.runs.metrics import classification_metrics
-from experiments.runs.training import history_csv
+from experiments.runs.store import history_csv
 from experiments.studies.experiment import Cell, Reference
-from experiments.studies.reproduce import _aggregate
+from experiments.studies.reproduce import aggregate
 
 
 def fake_run(directory, seed, skill):
@@ -44,9 +44,9 @@ def fake_results(tmp_path):
         matrices[model] = np.mean([m for _, m in made], axis=0)
         cell = Cell("toy", model, (Reference("iSarcasm impl.", "f1_sarcastic", 0.5),
                                    Reference("published", "f1_macro", 0.6)))
-        cells.append(_aggregate(cell, [m for m, _ in made], [str(r) for r in runs], [0, 1]))
+        cells.append(aggregate(cell, [m for m, _ in made], [str(r) for r in runs], [0, 1]))
     gone = Cell("other", "lstm", (Reference("iSarcasm impl.", "f1_sarcastic", 0.4),))
-    cells.append(_aggregate(gone, [{"test": {"f1_sarcastic": 0.3, "f1_macro": 0.5}}], [str(tmp_path / "gone")], [0]))
+    cells.append(aggregate(gone, [{"test": {"f1_sarcastic": 0.3, "f1_macro": 0.5}}], [str(tmp_path / "gone")], [0]))
     result = {"experiment": "toy", "title": "Toy table", "source": "tests", "seeds": [0, 1], "git_commit": "abc",
               "wall_seconds": 10, "compute_seconds": 8, "cells": cells}
     (tmp_path / "results").mkdir()

@@ -102,13 +102,13 @@ def test_a_missing_fold_is_refused():
 
 def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
     from experiments.studies.experiment import Cell
-    from experiments.studies.reproduce import _jobs
+    from experiments.studies.reproduce import cell_runs
 
-    assert _jobs(Cell("toy", "cnn", folds=True), folded(3), [0, 1]) == \
+    assert cell_runs(Cell("toy", "cnn", folds=True), folded(3), [0, 1]) == \
         [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
-    assert _jobs(Cell("toy", "cnn"), folded(3), [0, 1]) == [(0, None), (1, None)]
+    assert cell_runs(Cell("toy", "cnn"), folded(3), [0, 1]) == [(0, None), (1, None)]
     with pytest.raises(IsarcasmError, match="folds = true, but corpus 'toy' has no official folds"):
-        _jobs(Cell("toy", "cnn", folds=True), dataset(), [0])
+        cell_runs(Cell("toy", "cnn", folds=True), dataset(), [0])
 
 
 def test_fold_runs_are_stored_per_fold():

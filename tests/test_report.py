@@ -3,7 +3,8 @@ import pytest
 
 from experiments.reports.table import comparison_markdown, markdown_report
 from experiments.studies.experiment import Cell, Reference
-from experiments.studies.reproduce import _aggregate, per_class_scores, results_csv
+from experiments.reports.table import results_csv
+from experiments.studies.reproduce import aggregate, per_class_scores
 from preprocessing.errors import IsarcasmError
 
 
@@ -13,7 +14,7 @@ def result_with(values, references, note="a data note"):
                 "train_seconds": 10.0} for v in values]
     return {"experiment": "t", "title": "T", "source": "S", "seeds": list(range(len(values))), "git_commit": "abc",
             "wall_seconds": 3725, "compute_seconds": 60,
-            "cells": [_aggregate(cell, metrics, ["d"] * len(values), list(range(len(values))))]}
+            "cells": [aggregate(cell, metrics, ["d"] * len(values), list(range(len(values))))]}
 
 
 def test_rows_compare_each_reference_in_its_own_metric():

@@ -9,8 +9,8 @@ from experiments.reports.significance import (
     holm,
     mcnemar,
     paired_bootstrap,
-    read_predictions,
 )
+from experiments.runs.store import read_predictions
 from preprocessing.errors import DataError, IsarcasmError
 
 

@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from experiments.runs.store import RunWriter, completed, run_dir, write_json, write_result_files
+from experiments.runs.store import RunWriter, is_finished, run_dir, write_json, write_result_files
 from preprocessing.errors import IsarcasmError
 
 
@@ -26,7 +26,7 @@ def test_writer_commits_only_at_the_end_and_resume_sees_the_hash(tmp_path):
     write_json(writer.path("metrics.json"), {"config_hash": "abc"})
     assert not target.exists()  # nothing visible before commit
     writer.commit()
-    assert completed(target, "abc") and not completed(target, "other")
+    assert is_finished(target, "abc") and not is_finished(target, "other")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
@@ -40,7 +40,7 @@ def test_finished_run_is_never_overwritten_silently(tmp_path):
     forced = RunWriter(target, "def", force=True)
     write_json(forced.path("metrics.json"), {"config_hash": "def"})
     forced.commit()
-    assert completed(target, "def")
+    assert is_finished(target, "def")
 
 
 def test_aborted_run_leaves_nothing(tmp_path):

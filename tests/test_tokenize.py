@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
-from preprocessing.pipeline import PreprocessConfig
 from preprocessing.tokenize import TOKENIZERS, NormalisingTokenizer, get_tokenizer
 
 DEFAULT = PreprocessConfig()

@@ -6,28 +6,25 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from experiments.cli.options import data_dir, file_corpus_options, jobs_option
-from experiments.cli.reproduce import _split_list
-from experiments.cli.train import train_config, training_options
-from preprocessing.errors import IsarcasmError
+from experiments.cli.options import (
+    TRAIN_OPTIONS,
+    file_corpus_options,
+    jobs_option,
+    results_dir_option,
+    seed_list,
+    seeds_option,
+    split_list,
+    study_settings,
+    train_config,
+    training_options,
+)
+from experiments.reports.benchmark import benchmark_summary
+from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
+from experiments.studies.benchmark import classic_models, parse_experiments, run_benchmark
+from experiments.studies.cross_eval import CORPORA, run_cross
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
-_PROTOCOL_OPTIONS = ("epochs", "batch_size", "learning_rate", "selection", "select_on", "class_weight", "tune_threshold",
-                     "embeddings", "context", "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
-
-
-def _seeds(seeds: int | None, quick: bool) -> list[int]:
-    seeds = seeds if seeds is not None else (1 if quick else 5)
-    if seeds < 1:
-        raise IsarcasmError("--seeds must be at least 1")
-    return list(range(seeds))
-
-
-def _settings(ctx, output_dir, force, tensorboard, config, file_options, jobs):
-    from experiments.studies.cross_eval import Settings
-
-    return Settings(data_dir(ctx), Path(output_dir), config, file_options, force=force, tensorboard=tensorboard,
-                    jobs=jobs)
+_PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:
@@ -46,8 +43,8 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
 @click.option("--corpora", default=None,
               help="Comma-separated corpora (names or files)  [default: isarcasm, isarcasmeval, semeval2018-a, "
                    "riloff, ptacek, sarc-pol]")
-@click.option("--seeds", type=int, default=None, help="Seeds per cell, 0 .. N-1  [default: 5; 1 with --quick]")
-@click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
+@seeds_option
+@results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
@@ -59,13 +56,10 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
     each run is tested with its own vocabulary and preprocessing. Writes results/cross.{json,csv,md}
     and a heatmap per model in results/cross/.
     """
-    from experiments.studies.benchmark import classic_models
-    from experiments.studies.cross_eval import CORPORA, run_cross
-
     config = train_config(options, quick)  # the rest are corpus options
-    settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)
-    result = run_cross(_split_list(models) or classic_models(), _split_list(corpora) or list(CORPORA),
-                       _seeds(seeds, quick), settings, Path(results_dir))
+    settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
+    result = run_cross(split_list(models) or classic_models(), split_list(corpora) or list(CORPORA),
+                       seed_list(seeds, quick), settings)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
     click.echo(f"heatmaps: {Path(results_dir, result['experiment'])}/heatmap-<model>.png")
 
@@ -77,12 +71,12 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.option("--experiments", default="table6,table7,cross", show_default=True,
               help="Comma-separated: table6, table7, cross, or .toml experiment files.")
 @click.option("--corpora", default=None, help="Only these corpora (comma-separated) in every experiment.")
-@click.option("--seeds", type=int, default=None, help="Seeds per cell, 0 .. N-1  [default: 5; 1 with --quick]")
-@click.option("--test", "method", type=click.Choice(["bootstrap", "mcnemar"]), default="bootstrap",
-              show_default=True, help="Paired significance test (see experiments/significance.py).")
-@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True,
+@seeds_option
+@click.option("--test", "method", type=click.Choice(METHODS), default=DEFAULT_METHOD,
+              show_default=True, help="Paired significance test (see experiments/reports/significance.py).")
+@click.option("--resamples", type=click.IntRange(min=100), default=DEFAULT_RESAMPLES, show_default=True,
               help="Bootstrap resamples of the test examples.")
-@click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True)
+@results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
@@ -95,12 +89,10 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
     """
-    from experiments.studies.benchmark import benchmark_summary, parse_experiments, run_benchmark
-
     config = train_config(options, quick)  # the rest are corpus options
-    settings = _settings(ctx, output_dir, force, tensorboard, config, options, jobs)
-    result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else _split_list(against),
-                           _seeds(seeds, quick), settings, Path(results_dir), _split_list(corpora), method, resamples,
+    settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
+    result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else split_list(against),
+                           seed_list(seeds, quick), settings, split_list(corpora), method, resamples,
                            _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
     click.echo(f"\nEvery cell, model and seed: {Path(results_dir, result['experiment'])}.md (and .json)")

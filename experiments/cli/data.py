@@ -16,17 +16,12 @@ from experiments.cli.options import (
     open_corpus,
     table,
 )
-from preprocessing.corpora import (
-    CorpusSpec,
-    DataPackage,
-    load_corpus,
-    packages,
-    require_data_dir,
-)
+from preprocessing.corpora import load_corpus, packages, require_data_dir
 from preprocessing.errors import IsarcasmError
 from preprocessing.fetch import FileStatus, fetch, verify
 from preprocessing.records import Dataset
 from preprocessing.registry import Registry
+from preprocessing.specs import CorpusSpec, DataPackage
 from preprocessing.stats import LENGTH_KEY, PERCENTILES, corpus_stats
 
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 import click
 
 from experiments.cli.options import (
+    config_from_options,
     data_dir,
     echo_json,
     file_corpus_options,
+    fit_on_train,
     json_option,
     open_corpus,
-)
-from experiments.cli.preprocess import (
-    config_from_options,
-    fit_on_train,
     pop_preprocess_options,
     preprocess_options,
 )

@@ -1,12 +1,27 @@
-"""Options and helpers shared by the CLI modules."""
+"""The options and helpers that several commands share.
+
+Training and preprocessing options are generated from the fields of
+:class:`~experiments.runs.protocol.TrainConfig` and
+:class:`~preprocessing.config.PreprocessConfig` (their ``help`` and
+``choices``), so a new setting is one field and appears on every command that
+takes it.  Command modules import from here, never from each other.
+"""
 from __future__ import annotations
 
 import json
+import types
+import typing
+from dataclasses import MISSING, fields, replace
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
+from experiments.runs.protocol import QUICK, TrainConfig
+from experiments.studies.settings import Settings
+from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
 
@@ -57,7 +72,135 @@ def _numeric(value) -> bool:
     return text.isdigit()
 
 
-#: ``--jobs`` of the commands that train runs (reproduce, cross-eval, benchmark); see experiments/parallel.py.
+#: ``--jobs`` of the commands that train many runs (reproduce, cross-eval, benchmark); see experiments/runs/scheduler.py.
 jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                            help="Runs trained at once, each in its own process with cores/JOBS threads (same "
                                 "numbers; Keras' epoch lines are then not shown).")
+
+
+def split_list(value: str | None) -> list[str] | None:
+    """``"a, b,c"`` -> ``["a", "b", "c"]``; None or empty -> None (the command's default)."""
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def seeds_option(func):
+    return click.option("--seeds", type=click.IntRange(min=1), default=None,
+                        help="Seeds per cell, 0 .. N-1  [default: 5; 1 with --quick]")(func)
+
+
+def seed_list(seeds: int | None, quick: bool) -> list[int]:
+    return list(range(seeds if seeds is not None else (1 if quick else 5)))
+
+
+def results_dir_option(func):
+    return click.option("--results-dir", type=click.Path(file_okay=False), default="results", show_default=True,
+                        help="Where results files (json, csv, md) and figures are written.")(func)
+
+
+# --- training options ---------------------------------------------------------------------------
+
+#: The TrainConfig fields that are command-line options (those with a ``help``).
+TRAIN_OPTIONS = tuple(f.name for f in fields(TrainConfig) if f.metadata.get("help"))
+
+
+def _plain_type(hint):
+    """``int | None`` -> ``int``."""
+    if isinstance(hint, types.UnionType):
+        return next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    return hint
+
+
+def _train_option(f, hint):
+    flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+    if hint is bool:
+        return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
+    kind = click.Choice(f.metadata["choices"]) if f.metadata["choices"] else hint
+    return click.option(flag, f.name, type=kind, default=f.default, show_default=True, help=f.metadata["help"])
+
+
+def training_options(func):
+    """The options of every command that trains (defaults are the paper's): one per TrainConfig
+    setting, then where runs are stored and how."""
+    hints = typing.get_type_hints(TrainConfig)
+    generated = [_train_option(f, _plain_type(hints[f.name])) for f in fields(TrainConfig) if f.name in TRAIN_OPTIONS]
+    for option in reversed([
+        *generated,
+        click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
+                     help="Root of the run store."),
+        click.option("--force", is_flag=True, help="Retrain runs that already finished."),
+        click.option("--tensorboard", is_flag=True, help="Write TensorBoard logs beside the runs."),
+        click.option("--quick", is_flag=True,
+                     help=f"Smoke test: {QUICK['epochs']} epochs, {QUICK['max_train']} training examples."),
+    ]):
+        func = option(func)
+    return func
+
+
+def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None) -> TrainConfig:
+    """The TrainConfig of a command's options, which are removed from ``options``.
+
+    With ``protocol`` (an experiment's own settings), an option left at its
+    default takes the protocol's value instead; one given on the command line wins.
+    ``--quick`` is applied here, and only here.
+    """
+    values = {name: options.pop(name) for name in TRAIN_OPTIONS}
+    if protocol is not None:
+        ctx = click.get_current_context()
+        values.update({name: getattr(protocol, name) for name in TRAIN_OPTIONS
+                       if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
+    config = TrainConfig(**values)
+    return replace(config, **QUICK) if quick else config
+
+
+def study_settings(ctx: click.Context, config: TrainConfig, options: dict, output_dir: str, results_dir: str,
+                   force: bool, tensorboard: bool, jobs: int) -> Settings:
+    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options."""
+    return Settings(data_dir(ctx), Path(output_dir), Path(results_dir), config, options, force=force,
+                    tensorboard=tensorboard, jobs=jobs)
+
+
+# --- preprocessing options ----------------------------------------------------------------------
+
+def preprocess_options(func):
+    """One option per PreprocessConfig field (``--numbers keep``, ``--no-lowercase``...).
+
+    Every option defaults to ``None`` = "not given", so the config's own
+    default applies, and a corpus can supply the language.
+    """
+    hints = typing.get_type_hints(PreprocessConfig)
+    for f in reversed(fields(PreprocessConfig)):
+        flag = "--" + f.name.replace("_", "-")
+        default = "" if f.default in (MISSING, None) else f" [default: {f.default}]"
+        help_text = f.metadata["help"] + (" [default: corpus language, else en]" if f.name == "language" else default)
+        kind = _plain_type(hints[f.name])
+        if kind is bool:
+            option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
+        elif f.metadata["choices"]:
+            option = click.option(flag, f.name, type=click.Choice(f.metadata["choices"]), default=None, help=help_text)
+        else:
+            option = click.option(flag, f.name, type=kind, default=None, help=help_text)
+        func = option(func)
+    return func
+
+
+def config_from_options(options: dict, language: str = "en") -> PreprocessConfig:
+    """The :class:`PreprocessConfig` for the options given (others keep their defaults)."""
+    given = {f.name: options[f.name] for f in fields(PreprocessConfig) if options.get(f.name) is not None}
+    given.setdefault("language", language)
+    return PreprocessConfig(**given)
+
+
+def pop_preprocess_options(options: dict) -> dict:
+    """Split the preprocessing options off a command's keyword arguments."""
+    return {f.name: options.pop(f.name) for f in fields(PreprocessConfig) if f.name in options}
+
+
+def fit_on_train(dataset: Dataset, config: PreprocessConfig) -> Preprocessor | None:
+    """A :class:`Preprocessor` fitted on the corpus' training split, as models
+    are; ``None`` when the corpus has no training split."""
+    train = [r.text for r in dataset.split("train")]
+    if not train:
+        return None
+    extra = [r.text for r in dataset.records if r.split != "train"]
+    return Preprocessor(config).fit(train, extra_texts=extra)
+

@@ -1,77 +1,27 @@
 """``isarcasm preprocess``: show the tokens a model sees.
 
 Also home of :func:`preprocess_options`, the click options for every field of
-:class:`~preprocessing.pipeline.PreprocessConfig`, generated from the dataclass
+:class:`~preprocessing.config.PreprocessConfig`, generated from the dataclass
 so a new option appears on every command that takes them.
 """
 from __future__ import annotations
 
-import types
-import typing
-from dataclasses import MISSING, asdict, fields
+from dataclasses import asdict
 
 import click
 
-from experiments.cli.options import echo_json, file_corpus_options, json_option, open_corpus
-
-
-def preprocess_options(func):
-    """One option per config field (``--numbers keep``, ``--no-lowercase``...).
-
-    Every option defaults to ``None`` = "not given", so the config's own
-    default applies, and a corpus can supply the language.
-    """
-    from preprocessing.pipeline import PreprocessConfig
-
-    hints = typing.get_type_hints(PreprocessConfig)
-    for f in reversed(fields(PreprocessConfig)):
-        flag = "--" + f.name.replace("_", "-")
-        default = "" if f.default in (MISSING, None) else f" [default: {f.default}]"
-        help_text = f.metadata["help"] + (" [default: corpus language, else en]" if f.name == "language" else default)
-        kind = _plain_type(hints[f.name])
-        if kind is bool:
-            option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
-        elif f.metadata["choices"]:
-            option = click.option(flag, f.name, type=click.Choice(f.metadata["choices"]), default=None, help=help_text)
-        else:
-            option = click.option(flag, f.name, type=kind, default=None, help=help_text)
-        func = option(func)
-    return func
-
-
-def _plain_type(hint):
-    """``int | None`` -> ``int``."""
-    if isinstance(hint, types.UnionType):
-        return next(arg for arg in typing.get_args(hint) if arg is not type(None))
-    return hint
-
-
-def config_from_options(options: dict, language: str = "en"):
-    """The :class:`PreprocessConfig` for the options given (others keep their defaults)."""
-    from preprocessing.pipeline import PreprocessConfig
-
-    given = {f.name: options[f.name] for f in fields(PreprocessConfig) if options.get(f.name) is not None}
-    given.setdefault("language", language)
-    return PreprocessConfig(**given)
-
-
-def pop_preprocess_options(options: dict) -> dict:
-    """Split the preprocessing options off a command's keyword arguments."""
-    from preprocessing.pipeline import PreprocessConfig
-
-    return {f.name: options.pop(f.name) for f in fields(PreprocessConfig) if f.name in options}
-
-
-def fit_on_train(dataset, config):
-    """A :class:`Preprocessor` fitted on the corpus' training split, as models
-    are; ``None`` when the corpus has no training split."""
-    from preprocessing.pipeline import Preprocessor
-
-    train = [r.text for r in dataset.split("train")]
-    if not train:
-        return None
-    extra = [r.text for r in dataset.records if r.split != "train"]
-    return Preprocessor(config).fit(train, extra_texts=extra)
+from experiments.cli.options import (
+    config_from_options,
+    echo_json,
+    file_corpus_options,
+    fit_on_train,
+    json_option,
+    open_corpus,
+    pop_preprocess_options,
+    preprocess_options,
+)
+from preprocessing.errors import IsarcasmError
+from preprocessing.pipeline import Preprocessor
 
 
 @click.command("preprocess")
@@ -89,8 +39,6 @@ def fit_on_train(dataset, config):
 def preprocess(ctx, texts, corpus, split, limit, as_json, **options):
     """Print the tokens a model sees: normalised, and with <unk> and max_len
     applied when a corpus supplies the training vocabulary."""
-    from preprocessing.pipeline import Preprocessor
-
     if not texts and corpus is None:
         raise click.UsageError("give --text TEXT or --corpus NAME")
     config_options = pop_preprocess_options(options)
@@ -113,8 +61,6 @@ def preprocess(ctx, texts, corpus, split, limit, as_json, **options):
 
 
 def _records(dataset, split: str, limit: int) -> list[dict]:
-    from preprocessing.errors import IsarcasmError
-
     if split not in dataset.splits:
         raise IsarcasmError(f"corpus '{dataset.name}' has no split '{split}' (splits: {', '.join(dataset.splits)})")
     records = dataset.split(split)

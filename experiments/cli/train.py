@@ -1,80 +1,27 @@
 """``isarcasm train``, ``evaluate`` and ``predict``."""
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 from experiments.cli.options import (
+    config_from_options,
     data_dir,
     echo_json,
     file_corpus_options,
     json_option,
     open_corpus,
-)
-from experiments.cli.preprocess import (
-    config_from_options,
     pop_preprocess_options,
     preprocess_options,
+    train_config,
+    training_options,
 )
-from experiments.runs.protocol import CLASS_WEIGHTS, CONTEXTS, QUICK, SELECT_ON, SELECTIONS, TrainConfig, changed_fields
+from experiments.runs.protocol import changed_fields
 from experiments.runs.store import run_dir
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import read_text
-
-
-def training_options(func):
-    """Options shared by ``train`` and ``reproduce`` (defaults are the paper's)."""
-    for option in reversed([
-        click.option("--epochs", type=int, default=30, show_default=True),
-        click.option("--batch-size", type=int, default=128, show_default=True),
-        click.option("--lr", "learning_rate", type=float, default=1e-3, show_default=True),
-        click.option("--selection", type=click.Choice(SELECTIONS), default="best", show_default=True,
-                     help="best: weights of the best validation-F1 epoch; last: after the final epoch."),
-        click.option("--select-on", type=click.Choice(SELECT_ON), default="default", show_default=True,
-                     help="The validation F1 that --selection best maximises: default is the sarcastic class's "
-                          "(macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a named variant)."),
-        click.option("--class-weight", type=click.Choice(CLASS_WEIGHTS), default="none", show_default=True,
-                     help="balanced: weight the loss by inverse class frequency (a variant, not the paper's setting)."),
-        click.option("--tune-threshold", is_flag=True,
-                     help="Also report a variant whose threshold is tuned on validation data."),
-        click.option("--embeddings", default="glove", show_default=True,
-                     help="'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
-                          "or a GloVe/word2vec text file."),
-        click.option("--context", type=click.Choice(CONTEXTS), default="none", show_default=True,
-                     help="Dialogue context read beside the text by a second encoder: none, the last turn, or "
-                          "all turns (corpora with context, e.g. mustard, kocosa)."),
-        click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
-                     help="Root of the run store."),
-        click.option("--force", is_flag=True, help="Retrain runs that already finished."),
-        click.option("--tensorboard", is_flag=True, help="Write TensorBoard logs beside the runs."),
-        click.option("--quick", is_flag=True,
-                     help=f"Smoke test: {QUICK['epochs']} epochs, {QUICK['max_train']} training examples."),
-    ]):
-        func = option(func)
-    return func
-
-
-#: The options of :func:`training_options` that are TrainConfig fields.
-_TRAIN_FIELDS = ("epochs", "batch_size", "learning_rate", "selection", "select_on", "class_weight", "tune_threshold",
-                 "embeddings", "context")
-
-
-def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None) -> TrainConfig:
-    """The TrainConfig of a command's options, which are removed from ``options``.
-
-    With ``protocol`` (an experiment's own settings), an option left at its
-    default takes the protocol's value instead; one given on the command line wins.
-    """
-    values = {name: options.pop(name) for name in _TRAIN_FIELDS}
-    if protocol is not None:
-        ctx = click.get_current_context()
-        values.update({name: getattr(protocol, name) for name in _TRAIN_FIELDS
-                       if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
-    config = TrainConfig(**values)
-    return replace(config, **QUICK) if quick else config
 
 
 @click.command()
@@ -93,7 +40,6 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     runs with other settings are stored under a name that lists what changed.
     """
     from experiments.runs.training import train_run
-    from preprocessing.pipeline import PreprocessConfig
 
     config = train_config(options, quick)
     preprocess_given = pop_preprocess_options(options)

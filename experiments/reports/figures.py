@@ -16,8 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.cross import MATRIX_METRICS, matrix
 from experiments.reports.table import shown_metrics
-from experiments.runs.store import read_json, write_text
+from experiments.runs.store import (
+    PREDICTIONS,
+    is_finished,
+    read_config,
+    read_history,
+    read_metrics,
+    read_predictions,
+    write_text,
+)
 
 COLOURS = {"ours": "#1f77b4", "iSarcasm impl.": "#ff7f0e", "published": "#2ca02c"}
 METRIC_LABELS = {"f1_sarcastic": "F1 (sarcastic)", "precision_sarcastic": "precision (sarcastic)",
@@ -52,7 +61,7 @@ def _by_corpus(result: dict) -> dict[str, list[dict]]:
 
 def _runs(cell: dict) -> list[Path]:
     """The cell's run directories that still exist (paths are as recorded, relative to where it ran)."""
-    return [Path(r) for r in cell.get("runs", []) if (Path(r) / "metrics.json").is_file()]
+    return [Path(r) for r in cell.get("runs", []) if is_finished(Path(r))]
 
 
 def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path:
@@ -111,8 +120,6 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, the precision-recall curve of P(sarcastic) on the test split (first seed), its operating point."""
     from sklearn.metrics import average_precision_score, precision_recall_curve
 
-    from experiments.reports.significance import read_predictions
-
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6, 5))  # the legend goes to the right of the curves
     drawn, positive_rate = 0, None
@@ -120,14 +127,14 @@ def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
         runs = _runs(cell)
         if not runs or "f1_sarcastic" not in cell["metrics"]:
             continue  # a curve needs one positive class: binary cells only
-        predictions = [read_predictions(r / "predictions.tsv") for r in runs]
+        predictions = [read_predictions(r / PREDICTIONS) for r in runs]
         scores = [average_precision_score(p.gold, p.probabilities[:, 1]) for p in predictions]
         first = predictions[0]
         precision, recall, _ = precision_recall_curve(first.gold, first.probabilities[:, 1])
         spread = f" ± {np.std(scores, ddof=1):.2f}" if len(scores) > 1 else ""
         line, = axis.plot(recall, precision, lw=1.5,
                           label=f"{cell['model']} (AP {np.mean(scores):.2f}{spread})")
-        test = read_json(runs[0] / "metrics.json")["test"]
+        test = read_metrics(runs[0])["test"]
         axis.plot(test["recall_sarcastic"], test["precision_sarcastic"], "o", color=line.get_color(), ms=6)
         positive_rate = float(np.mean(first.gold == 1))
         drawn += 1
@@ -148,10 +155,10 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
 
     With many classes the cells only show the share, and the panels grow, so the text stays legible."""
     plt = _pyplot()
-    cells = [c for c in cells if _runs(c) and "confusion_matrix" in read_json(_runs(c)[0] / "metrics.json")["test"]]
+    cells = [c for c in cells if _runs(c) and "confusion_matrix" in read_metrics(_runs(c)[0])["test"]]
     if not cells:
         return None  # none, or multi-label cells only (they have per-label scores instead)
-    classes = len(read_json(_runs(cells[0])[0] / "metrics.json")["test"]["confusion_matrix"])
+    classes = len(read_metrics(_runs(cells[0])[0])["test"]["confusion_matrix"])
     many = classes > 4
     side = max(3.0, 0.5 * classes + 1.0)
     columns = min(3 if many else 4, len(cells))
@@ -159,10 +166,10 @@ def confusion_matrices(corpus: str, cells: list[dict], path: Path) -> Path | Non
     figure, axes = plt.subplots(rows, columns, figsize=(side * columns + 0.6, side * rows + 0.6), squeeze=False)
     for index, (axis, cell) in enumerate(zip(axes.flat, cells)):
         runs = _runs(cell)
-        matrices = np.asarray([read_json(r / "metrics.json")["test"]["confusion_matrix"] for r in runs], dtype=float)
+        matrices = np.asarray([read_metrics(r)["test"]["confusion_matrix"] for r in runs], dtype=float)
         mean = matrices.mean(axis=0)
         shares = mean / np.maximum(mean.sum(axis=1, keepdims=True), 1e-12)
-        names = read_json(runs[0] / "config.json").get("label_names") or [str(k) for k in range(len(mean))]
+        names = read_config(runs[0]).get("label_names") or [str(k) for k in range(len(mean))]
         axis.imshow(shares, cmap="Blues", vmin=0, vmax=1)
         for (i, j), count in np.ndenumerate(mean):
             text = f"{shares[i, j]:.0%}" if many else f"{count:.0f}\n{shares[i, j]:.0%}"
@@ -191,27 +198,20 @@ def _run_count(cell: dict, runs: list[Path]) -> str:
     return f"{cell['folds']} folds x {counted}" if cell.get("folds") else counted
 
 
-def _history(path: Path) -> dict[str, np.ndarray]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = lines[0].split(",")
-    rows = np.asarray([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, len(header))
-    return dict(zip(header, rows.T))
-
-
 def training_curves(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, loss (top) and F1 (bottom) per epoch on train and validation data, one line per seed."""
     plt = _pyplot()
     from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
-    cells = [c for c in cells if any((r / "history.csv").is_file() for r in _runs(c))]
+    cells = [c for c in cells if any(read_history(r) for r in _runs(c))]
     if not cells:
         return None
     figure, axes = plt.subplots(2, len(cells), figsize=(3.2 * len(cells) + 0.6, 5.6), squeeze=False, sharex="col")
     for column, cell in enumerate(cells):
         for run in _runs(cell):
-            history = _history(run / "history.csv")
-            selected = read_json(run / "metrics.json").get("selected_epoch")
+            history = read_history(run)
+            selected = read_metrics(run).get("selected_epoch")
             for row, key in enumerate(("loss", "f1")):
                 axis = axes[row][column]
                 axis.plot(history["epoch"], history[key], color=COLOURS["ours"], lw=1, alpha=0.8)
@@ -257,8 +257,6 @@ def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
 
 def cross_heatmap(result: dict, model: str, path: Path) -> Path:
     """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side."""
-    from experiments.studies.cross_eval import MATRIX_METRICS, matrix
-
     plt = _pyplot()
     from matplotlib.patches import Rectangle
 
@@ -302,13 +300,8 @@ def cross_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
                           for model in result["models"]])]
 
 
-#: Which figures each kind of results file gets (a table reproduction has no "kind").
-FIGURE_SETS = {None: table_figures, "cross": cross_figures, "benchmark": lambda result, folder: []}
-
-
-def write_html_report(result: dict, text: str, folder: Path) -> Path:
-    """Draw the figures of ``result`` into ``folder``; write ``folder/index.html``: ``text`` (markdown), then them."""
-    sections = FIGURE_SETS[result.get("kind")](result, folder)
+def write_html_report(result: dict, text: str, sections: list, folder: Path) -> Path:
+    """Write ``folder/index.html``: ``text`` (markdown), then the figures of ``sections`` (drawn into ``folder``)."""
     body = [markdown_to_html(text)]
     for heading, figures in sections:
         body.append(f"<h2>{html.escape(heading)}</h2>")

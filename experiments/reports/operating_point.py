@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-from experiments.reports.significance import read_predictions
 from experiments.runs.metrics import summary_stats
+from experiments.runs.store import PREDICTIONS, read_predictions
 
 
 def all_sarcastic_f1(positive_share: float) -> float:
@@ -28,7 +28,7 @@ def all_sarcastic_f1(positive_share: float) -> float:
 
 def operating_point(run_dirs: list[Path], threshold: float = 0.5) -> dict | None:
     """The cell's operating-point figures over its runs, or ``None`` for a multi-class cell or no runs."""
-    predictions = [read_predictions(Path(d) / "predictions.tsv") for d in run_dirs]
+    predictions = [read_predictions(Path(d) / PREDICTIONS) for d in run_dirs]
     if not predictions or predictions[0].probabilities.shape[1] != 2:
         return None
     share = float(np.mean([np.mean(p.gold == 1) for p in predictions]))  # runs on folds test different texts

@@ -32,56 +32,17 @@ of tests, and the benchmark reports both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.metrics import predict_labels
-from preprocessing.errors import DataError, IsarcasmError
+from experiments.runs.store import Predictions
+from preprocessing.errors import IsarcasmError
 
 METHODS = ("bootstrap", "mcnemar")
 DEFAULT_METHOD = "bootstrap"
 DEFAULT_RESAMPLES = 10_000
 #: Resampled examples held in memory at once (rounds per chunk = this / n), about 100 MB.
 _CELLS_PER_CHUNK = 4_000_000
-
-
-@dataclass(frozen=True)
-class Predictions:
-    """One run's test predictions: ids, gold labels and class probabilities, in file order."""
-
-    path: Path
-    ids: list[str]
-    gold: np.ndarray
-    probabilities: np.ndarray
-
-    def labels(self, threshold: float = 0.5) -> np.ndarray:
-        return predict_labels(self.probabilities, threshold)
-
-
-def read_predictions(path: Path) -> Predictions:
-    """Read a ``predictions.tsv`` (id, gold, prob_0, prob_1, ...)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise IsarcasmError(f"{path} not found (a finished run has predictions.tsv)") from None
-    header = lines[0].split("\t") if lines else []
-    if header[1:2] == ["gold_labels"]:
-        raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
-    if header[:2] != ["id", "gold"] or len(header) < 4:
-        raise DataError.at(path, 1, "expected the header id, gold, prob_0, prob_1, ...")
-    ids, gold, probabilities = [], [], []
-    for number, line in enumerate(lines[1:], start=2):
-        fields = line.split("\t")
-        if len(fields) != len(header):
-            raise DataError.at(path, number, f"expected {len(header)} tab-separated fields, got {len(fields)}")
-        try:
-            gold.append(int(fields[1]))
-            probabilities.append([float(p) for p in fields[2:]])
-        except ValueError:
-            raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
-        ids.append(fields[0])
-    return Predictions(path, ids, np.asarray(gold), np.asarray(probabilities, dtype=float).reshape(len(ids), -1))
 
 
 def align(a: Predictions, b: Predictions) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Markdown reports of aggregated results, published numbers beside ours.
+"""The report of a table reproduction (``reproduce``): markdown and csv, published numbers beside ours.
 
 One row per (cell, metric): a published number is only ever compared with
 our number in the same metric.  Rows more than ``FLAG`` away from the iSarcasm
@@ -6,7 +6,12 @@ implementation are marked and listed with the cell's data note.
 """
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
+
+from experiments.reports.format import duration
+from preprocessing.errors import IsarcasmError
 
 FLAG = 0.03
 _SHOWN_ALWAYS = ("f1_sarcastic", "f1_macro")
@@ -83,8 +88,6 @@ def comparison_markdown(base: dict, other: dict) -> str:
     seed and fold, hence the same test texts) the variant scored higher: the spread over seeds and
     folds is often as large as Δ, and the pairing shows whether Δ is consistent.  Only the cells
     (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
-    from preprocessing.errors import IsarcasmError
-
     theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
     shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
     if not shared:
@@ -166,9 +169,14 @@ def _reuse(result: dict) -> str:
             "covers only this one, the training compute every run")
 
 
-def duration(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
-
-
+def results_csv(result: dict) -> str:
+    """One row per (cell, metric): mean, std, number of runs, and the reference numbers."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
+    for cell in result["cells"]:
+        for metric, stats in cell["metrics"].items():
+            refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
+            writer.writerow([cell["corpus"], cell["model"], metric, f"{stats['mean']:.4f}", f"{stats['std']:.4f}",
+                             len(stats["values"]), refs.get("published", ""), refs.get("iSarcasm impl.", "")])
+    return buffer.getvalue()

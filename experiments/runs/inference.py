@@ -12,8 +12,17 @@ import numpy as np
 
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, score
-from experiments.runs.store import read_json, write_json, write_text
-from experiments.runs.training import predictions_tsv, targets
+from experiments.runs.store import (
+    MODEL,
+    evaluation_paths,
+    is_finished,
+    predictions_tsv,
+    read_config,
+    read_json,
+    write_json,
+    write_text,
+)
+from experiments.runs.training import targets
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
 
@@ -52,17 +61,11 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     from baselines import load_model
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
-    if not (directory / "metrics.json").is_file():
+    if not is_finished(directory):
         raise IsarcasmError(f"{directory} is not a finished run (no metrics.json); train one with `isarcasm train`")
-    config = read_json(directory / "config.json")
-    model = load_model(directory / "model.keras", compile=False)
+    config = read_config(directory)
+    model = load_model(directory / MODEL, compile=False)
     return TrainedRun(directory, config, model, ModelInputs.load(directory, data_dir))
-
-
-def evaluation_paths(directory: Path, corpus: str) -> tuple[Path, Path]:
-    """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV)."""
-    folder, stem = directory / "evaluations", Path(corpus).stem
-    return folder / f"{stem}.json", folder / f"{stem}.predictions.tsv"
 
 
 def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = None, force: bool = False) -> dict:
@@ -94,6 +97,6 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
         "threshold": threshold,
         "test": score(gold, probabilities, threshold, dataset.multi_label),
     }
-    write_text(predictions_path, predictions_tsv(records, gold, probabilities, dataset.multi_label))
+    write_text(predictions_path, predictions_tsv([r.id for r in records], gold, probabilities, dataset.multi_label))
     write_json(path, result)
     return result

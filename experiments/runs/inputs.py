@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from preprocessing.pipeline import PreprocessConfig, Preprocessor, max_len_for
+from experiments.runs.store import INPUTS, inputs_file
+from preprocessing.config import PreprocessConfig
+from preprocessing.pipeline import Preprocessor, max_len_for
 from preprocessing.vocab import PAD_ID
-
-LEXICON_STATS = "lexicon_scaling.json"
 
 
 def context_text(turns: tuple[str, ...] | list[str], mode: str) -> str:
@@ -99,11 +99,11 @@ class ModelInputs:
         meta = {"inputs": list(self.input_names), "context": self.context, "context_len": self.context_len}
         if self.lexicon_mean is not None:
             meta.update(mean=self.lexicon_mean.tolist(), std=self.lexicon_std.tolist())
-        (directory / LEXICON_STATS).write_text(json.dumps(meta))
+        (directory / INPUTS).write_text(json.dumps(meta))
 
     @classmethod
     def load(cls, directory: Path, data_dir: Path) -> "ModelInputs":
-        meta = json.loads((directory / LEXICON_STATS).read_text())
+        meta = json.loads(inputs_file(directory).read_text())
         context = meta.get("context", "none")
         names = tuple(name for name in meta["inputs"] if name != "context")
         inputs = cls(Preprocessor.load(directory), names, data_dir, context)

@@ -23,37 +23,40 @@ CONTEXTS = ("none", "last", "all")
 SELECT_ON = ("default", "macro-f1")
 
 
-def _added_later(default):
-    """A field added after runs were first stored: at its default it is left out
-    of the configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid."""
-    return field(default=default, metadata={"added_later": True})
+def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
+             added_later: bool = False):
+    """A training setting.  With ``help`` it is also a command-line option of every command that
+    trains (``--name``, or ``flag``; the CLI generates them from these fields).  ``added_later``:
+    a field added after runs were first stored; at its default it is left out of the
+    configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid."""
+    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag,
+                                            "added_later": added_later})
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Training settings; everything here goes into config.json and the config hash."""
+    """Training settings, the paper's by default; everything here goes into config.json and the config hash."""
 
-    epochs: int = 30
-    batch_size: int = 128
-    learning_rate: float = 1e-3
-    validation_fraction: float = 0.1
-    # "best": weights of the epoch with the best validation sarcastic-class F1
-    # (macro-F1 for multi-class); "last": the literal "train for 30 epochs".
-    selection: str = "best"
-    threshold: float = 0.5
-    # Pick the threshold on validation data; reported as a separate variant.
-    tune_threshold: bool = False
-    # "glove" (the data directory's GloVe 6B 100-d), "random", "word2vec" (trained on the training
-    # split, see embeddings/word2vec.py), or a path to a vectors file.
-    embeddings: str = "glove"
-    # "balanced" weights the loss by inverse class frequency (not in the paper: a named variant).
-    class_weight: str = "none"
-    # Cap on training examples (used by --quick smoke runs only).
-    max_train: int | None = None
-    # Dialogue context encoded beside the text (models reading tokens only; see baselines.registry).
-    context: str = _added_later("none")
-    # The validation metric that picks the epoch (see SELECT_ON).
-    select_on: str = _added_later("default")
+    epochs: int = _setting(30, "Training epochs.")
+    batch_size: int = _setting(128, "Examples per training step.")
+    learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr")
+    validation_fraction: float = _setting(0.1)
+    selection: str = _setting("best", "best: weights of the best validation-F1 epoch; last: after the final epoch.",
+                              SELECTIONS)
+    threshold: float = _setting(0.5)
+    tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
+    embeddings: str = _setting("glove", "'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
+                               "or a GloVe/word2vec text file.")
+    class_weight: str = _setting("none", "balanced: weight the loss by inverse class frequency (a variant, not the "
+                                 "paper's setting).", CLASS_WEIGHTS)
+    #: Cap on training examples (set by --quick smoke runs only).
+    max_train: int | None = _setting(None)
+    context: str = _setting("none", "Dialogue context read beside the text by a second encoder: none, the last "
+                            "turn, or all turns (corpora with context, e.g. mustard, kocosa).", CONTEXTS,
+                            added_later=True)
+    select_on: str = _setting("default", "The validation F1 that --selection best maximises: default is the "
+                              "sarcastic class's (macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a "
+                              "named variant).", SELECT_ON, added_later=True)
 
     def __post_init__(self):
         if self.selection not in SELECTIONS:
@@ -68,6 +71,8 @@ class TrainConfig:
             raise IsarcasmError(f"validation fraction must be between 0 and 1, got {self.validation_fraction}")
         if self.epochs < 1 or self.batch_size < 1:
             raise IsarcasmError("epochs and batch size must be positive")
+        if not self.learning_rate > 0:
+            raise IsarcasmError(f"learning rate must be positive, got {self.learning_rate}")
 
     def identity(self) -> dict:
         """The settings that identify a run (its config.json and hash): every field

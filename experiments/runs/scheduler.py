@@ -1,4 +1,9 @@
-"""Training several runs at once, each in its own process (``reproduce --jobs N``).
+"""The one place where a study's runs are scheduled: :func:`run_tasks`.
+
+Every study (reproduce, cross-eval, benchmark) turns its cells into
+:class:`RunTask` s and hands them here; an executor trains them and reports
+each finished run back.  :class:`LocalExecutor` trains them in this process
+(``--jobs 1``) or in a pool of worker processes (``--jobs N``).
 
 One run is small TensorFlow work that spreads badly over cores: on 2 cores,
 two single-threaded runs side by side trained 1.5 times as many examples per
@@ -10,6 +15,7 @@ so it writes the same files and is reused the same way as when trained alone.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing
 import os
@@ -18,10 +24,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+from tqdm import tqdm
+
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.training import RunResult, train_run
+from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
-from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset
 
 
@@ -52,31 +60,58 @@ def train_task(task: RunTask, dataset: Dataset, verbose: int) -> RunResult:
                      tensorboard=task.tensorboard, fold=task.fold, twins=task.twins)
 
 
-def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], jobs: int, verbose: int,
-              on_done: Callable[[int, RunResult], None]) -> None:
-    """Train every task and call ``on_done(index, result)`` as each finishes.
+def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: "LocalExecutor", description: str,
+              on_done: Callable[[int, RunResult], None] | None = None) -> list[RunResult]:
+    """Train every task under one progress bar; return their results in task order.
 
-    With ``jobs`` 1 they run here, one after the other, with Keras' epoch lines;
-    otherwise in ``jobs`` worker processes, quietly, in the order they finish.
+    ``on_done(index, result)`` is called as each run finishes (in the order they finish), e.g. to
+    print a cell's summary once its last run is in.
     """
-    if jobs <= 1:
-        for index, task in enumerate(tasks):
-            on_done(index, train_task(task, datasets[task.corpus], verbose))
-        return
-    from baselines.plugins import plugin_files
+    results: dict[int, RunResult] = {}
+    progress = tqdm(total=len(tasks), desc=description, unit="run", dynamic_ncols=True, disable=not tasks)
 
-    threads = max(1, cores() // jobs)
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
-                               initargs=(threads, plugin_files(), logging.getLogger().level))
+    def finished(index: int, result: RunResult) -> None:
+        results[index] = result
+        task = tasks[index]
+        fold = "" if task.fold is None else f" fold {task.fold + 1}"
+        progress.set_postfix_str(f"last done: {task.corpus}/{task.model} seed {task.seed}{fold}", refresh=False)
+        progress.update()
+        if on_done is not None:
+            on_done(index, result)
+
     try:
-        futures = {pool.submit(_train_in_worker, task): index for index, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            on_done(futures[future], future.result())
+        executor.run(tasks, datasets, finished)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # on an error or Ctrl-C, queued runs never start
+        progress.close()
+    return [results[index] for index in range(len(tasks))]
 
 
-_DATASETS: dict[tuple, Dataset] = {}
+@dataclass(frozen=True)
+class LocalExecutor:
+    """Runs on this machine: here, one after the other, with Keras' epoch lines (``jobs`` 1), or in
+    ``jobs`` worker processes, quietly, in the order they finish."""
+
+    jobs: int = 1
+    verbose: int = 2
+
+    def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
+            finished: Callable[[int, RunResult], None]) -> None:
+        if self.jobs <= 1:
+            for index, task in enumerate(tasks):
+                finished(index, train_task(task, datasets[task.corpus], self.verbose))
+            return
+        from baselines.plugins import plugin_files
+
+        threads = max(1, cores() // self.jobs)
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker,
+                                   initargs=(threads, plugin_files(), logging.getLogger().level))
+        try:
+            futures = {pool.submit(_train_in_worker, task): index for index, task in enumerate(tasks)}
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # on an error or Ctrl-C, queued runs never start
 
 
 def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
@@ -90,18 +125,21 @@ def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
 
 
 def _train_in_worker(task: RunTask) -> RunResult:
-    return train_task(task, _worker_dataset(task), verbose=0)
+    return train_task(task, worker_dataset(task), verbose=0)
 
 
-def _worker_dataset(task: RunTask) -> Dataset:
-    """The task's corpus, loaded once per worker, without repeating the data warnings that the
-    parent process showed when it loaded the corpus first."""
-    key = (task.corpus, task.corpus_options, task.data_dir)
-    if key not in _DATASETS:
-        readers = logging.getLogger("isarcasm")
-        readers.disabled = True
-        try:
-            _DATASETS[key] = load_corpus(task.corpus, task.data_dir, **dict(task.corpus_options))
-        finally:
-            readers.disabled = False
-    return _DATASETS[key]
+def worker_dataset(task: RunTask) -> Dataset:
+    """The task's corpus, loaded once per worker process (see :func:`quiet_load`)."""
+    return quiet_load(task.corpus, task.corpus_options, task.data_dir)
+
+
+@functools.cache
+def quiet_load(corpus: str, corpus_options: tuple[tuple[str, object], ...], data_dir: Path) -> Dataset:
+    """Load a corpus without repeating the data warnings that the parent process showed when it
+    loaded the corpus first."""
+    readers = logging.getLogger("isarcasm")
+    readers.disabled = True
+    try:
+        return load_corpus(corpus, data_dir, **dict(corpus_options))
+    finally:
+        readers.disabled = False

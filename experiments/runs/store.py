@@ -1,26 +1,45 @@
-"""The results store: one directory per run, written atomically.
+"""The run store: one directory per run, written atomically; the one owner of the run format.
 
-Layout: ``<root>/<experiment>/<corpus>/<model>/seed-<n>/`` holding
-config.json, metrics.json, predictions.tsv, history.csv, model.keras and the
-preprocessor files.  A run is complete when its metrics.json exists; it is
-written last, so a crash never leaves a half-run that looks finished.
+Layout: ``<root>/<experiment>/<corpus>/<model>/[fold-K/]seed-<n>/`` holding the
+files named below (and the preprocessor's).  A run is finished when its
+metrics.json exists; it is written last, so a crash never leaves a half-run
+that looks finished.  Every other module reads and writes run files through
+the names and functions here, so the format is defined in one place.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import usual_mode
 
 #: Where a results file goes when a later invocation writes the same experiment's results.
 PREVIOUS = "previous"
+
+# The files of a run directory.
+CONFIG = "config.json"        # everything that determines the run, its hash, and provenance
+METRICS = "metrics.json"      # validation and test scores; written last, it marks the run finished
+PREDICTIONS = "predictions.tsv"
+HISTORY = "history.csv"       # one row per epoch
+MODEL = "model.keras"
+INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
+#: The name ``INPUTS`` had before; runs written then are still read.
+LEGACY_INPUTS = "lexicon_scaling.json"
+EVALUATIONS = "evaluations"   # the run evaluated on other corpora (cross-dataset)
 
 
 def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> Path:
@@ -65,8 +84,8 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
-def write_result_files(result: dict, results_root: Path, csv_text: str, markdown: str) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}``, each written atomically.
+def write_result_files(result: dict, results_root: Path, csv_text: str | None, markdown: str) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None), each written atomically.
 
     Results an earlier invocation wrote there are never replaced silently:
     they are first moved to ``<results_root>/previous/`` under their time
@@ -83,9 +102,10 @@ def write_result_files(result: dict, results_root: Path, csv_text: str, markdown
                 path.replace(kept / f"{path.stem}-{stamp}{path.suffix}")
         print(f"earlier {paths[0].stem} results moved to {kept}/ (suffix -{stamp})", file=sys.stderr)
     write_json(paths[0], result)
-    write_text(paths[1], csv_text)
+    if csv_text is not None:
+        write_text(paths[1], csv_text)
     write_text(paths[2], markdown)
-    return paths
+    return [path for path in paths if path.is_file()]
 
 
 def read_json(path: Path):
@@ -97,15 +117,117 @@ def read_json(path: Path):
         raise IsarcasmError(f"{path}: not valid JSON ({exc})") from None
 
 
-def completed(directory: Path, config_hash: str) -> bool:
-    """True when the run finished with exactly this configuration (resume skips it)."""
-    metrics = directory / "metrics.json"
+def is_finished(directory: Path, config_hash: str | None = None) -> bool:
+    """True when ``directory`` holds a finished run (with exactly this configuration, when given)."""
+    metrics = directory / METRICS
     if not metrics.is_file():
         return False
     try:
-        return json.loads(metrics.read_text()).get("config_hash") == config_hash
+        recorded = json.loads(metrics.read_text(encoding="utf-8")).get("config_hash")
     except ValueError:
         return False
+    return config_hash is None or recorded == config_hash
+
+
+def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
+    """The first of ``places`` holding a finished run of this configuration: the one check of
+    "is this run done?" that training, cross-eval and the benchmark share."""
+    return next((place for place in places if is_finished(place, config_hash)), None)
+
+
+def read_config(directory: Path) -> dict:
+    return read_json(directory / CONFIG)
+
+
+def read_metrics(directory: Path) -> dict:
+    return read_json(directory / METRICS)
+
+
+def evaluation_paths(directory: Path, corpus: str) -> tuple[Path, Path]:
+    """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV)."""
+    folder, stem = directory / EVALUATIONS, Path(corpus).stem
+    return folder / f"{stem}.json", folder / f"{stem}.predictions.tsv"
+
+
+def inputs_file(directory: Path) -> Path:
+    """The run's inputs description, under its current name or the one older runs have."""
+    current = directory / INPUTS
+    return current if current.is_file() or not (directory / LEGACY_INPUTS).is_file() else directory / LEGACY_INPUTS
+
+
+# --- predictions and history ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Predictions:
+    """One run's test predictions: ids, gold labels and class probabilities, in file order."""
+
+    path: Path
+    ids: list[str]
+    gold: np.ndarray
+    probabilities: np.ndarray
+
+    def labels(self, threshold: float = 0.5) -> np.ndarray:
+        return predict_labels(self.probabilities, threshold)
+
+
+def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
+    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary).
+
+    ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
+    second column is ``gold_labels``, the gold label indices joined by ``|``.
+    """
+    header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
+    lines = ["\t".join(header)]
+    for id_, target, row in zip(ids, gold, probabilities):
+        labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
+        lines.append("\t".join([id_, labels, *(f"{p:.6f}" for p in row)]))
+    return "\n".join(lines) + "\n"
+
+
+def read_predictions(path: Path) -> Predictions:
+    """Read a ``predictions.tsv`` (id, gold, prob_0, prob_1, ...) of a single-label run."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise IsarcasmError(f"{path} not found (a finished run has {PREDICTIONS})") from None
+    header = lines[0].split("\t") if lines else []
+    if header[1:2] == ["gold_labels"]:
+        raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
+    if header[:2] != ["id", "gold"] or len(header) < 4:
+        raise DataError.at(path, 1, "expected the header id, gold, prob_0, prob_1, ...")
+    ids, gold, probabilities = [], [], []
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise DataError.at(path, number, f"expected {len(header)} tab-separated fields, got {len(fields)}")
+        try:
+            gold.append(int(fields[1]))
+            probabilities.append([float(p) for p in fields[2:]])
+        except ValueError:
+            raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
+        ids.append(fields[0])
+    return Predictions(path, ids, np.asarray(gold), np.asarray(probabilities, dtype=float).reshape(len(ids), -1))
+
+
+def history_csv(history: dict) -> str:
+    """One row per epoch: ``epoch`` and every logged value (loss, f1, val_loss, val_f1, ...)."""
+    columns = ["epoch", *history]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for epoch in range(len(next(iter(history.values())))):
+        writer.writerow([epoch + 1, *(f"{history[c][epoch]:.6f}" for c in history)])
+    return buffer.getvalue()
+
+
+def read_history(directory: Path) -> dict[str, np.ndarray]:
+    """The columns of a run's history.csv as arrays (empty when the run has none)."""
+    path = directory / HISTORY
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return {key: np.asarray([float(row[key]) for row in rows]) for key in (rows[0] if rows else {})}
 
 
 class RunWriter:
@@ -117,7 +239,7 @@ class RunWriter:
 
     def __init__(self, directory: Path, config_hash: str, force: bool = False):
         self.directory = directory
-        if (directory / "metrics.json").is_file() and not force:
+        if (directory / METRICS).is_file() and not force:
             raise IsarcasmError(
                 f"{directory} already holds a finished run with another configuration; "
                 "pass --force to replace it or choose another --output-dir"

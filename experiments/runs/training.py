@@ -6,8 +6,6 @@ call it, so every number in the suite is obtained the same way.
 """
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import time
 from dataclasses import asdict, dataclass
@@ -20,10 +18,24 @@ from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
-from experiments.runs.store import RunWriter, completed, read_json, write_json, write_text
+from experiments.runs.store import (
+    CONFIG,
+    HISTORY,
+    METRICS,
+    MODEL,
+    PREDICTIONS,
+    RunWriter,
+    find_finished,
+    history_csv,
+    is_finished,
+    predictions_tsv,
+    read_metrics,
+    write_json,
+    write_text,
+)
+from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
-from preprocessing.pipeline import PreprocessConfig
 from preprocessing.records import Dataset, Record
 
 
@@ -82,6 +94,15 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         "splits": {"train": len(splits.train), "validation": len(splits.validation), "test": len(splits.test),
                    "validation_source": splits.validation_source},
     }
+
+
+def expected_hash(dataset: Dataset, model: str, seed: int, train: TrainConfig, data_dir: Path,
+                  fold: int | None = None) -> str:
+    """The configuration hash :func:`train_run` gives this run with the default preprocessing: the
+    same wherever the run is stored, so a study can find a finished run without training it."""
+    splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
+    preprocess = PreprocessConfig(language=dataset.language)
+    return provenance.config_hash(run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold))
 
 
 def aux_tasks(spec, dataset: Dataset) -> dict[str, tuple[str, ...]]:
@@ -146,122 +167,179 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
             "`isarcasm data verify` lists them. The run records their checksums.")
     config_hash = provenance.config_hash(config)
     if not force:
-        for place in (directory, *twins):
-            if completed(place, config_hash):
-                return RunResult(place, read_json(place / "metrics.json"), skipped=True)
+        found = find_finished((directory, *twins), config_hash)
+        if found:
+            return RunResult(found, read_metrics(found), skipped=True)
 
-    writer = RunWriter(directory, config_hash, force=force or completed(directory, config_hash))
+    plan = _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, config_hash)
+    writer = RunWriter(directory, config_hash, force=force or is_finished(directory, config_hash))
     try:
-        metrics = _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, writer,
-                                    config, config_hash, verbose, tensorboard)
+        started = time.time()
+        set_determinism(seed)
+        data = _inputs(plan)
+        network, model_config, coverage = _compile(plan, data, verbose)
+        history, selected_epoch = _fit_and_select(plan, network, data, writer, verbose, tensorboard)
+        metrics = _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
     except BaseException:
         writer.abort()
         raise
     return RunResult(writer.commit(), metrics)
 
 
-def _fit_and_evaluate(dataset, spec, seed, splits, train, preprocess, data_dir, writer, config, config_hash,
-                      verbose, tensorboard) -> dict:
-    import keras
+@dataclass(frozen=True)
+class _Plan:
+    """What :func:`train_run` settled before training: the run's data, model, settings and identity."""
 
-    from baselines import build_model, main_output
-    from baselines.config import MAIN_OUTPUT, ModelConfig
-    from embeddings.matrix import embedding_matrix
-    from embeddings.vectors import initial_vectors
-    from experiments.runs.selection import KeepBestEpoch, selection_metric
+    dataset: Dataset
+    spec: object  # baselines.registry.ModelSpec
+    seed: int
+    splits: Splits
+    train: TrainConfig
+    preprocess: PreprocessConfig
+    data_dir: Path
+    config: dict
+    config_hash: str
 
-    started = time.time()
-    set_determinism(seed)
-    texts = {name: [r.text for r in records] for name, records in
-             (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
+
+@dataclass
+class _Data:
+    """A run's model inputs and targets for each split, and what they were built with."""
+
+    inputs: ModelInputs
+    train_texts: list[str]
+    x: dict[str, dict[str, np.ndarray]]
+    y: dict[str, np.ndarray]       # the label's targets
+    y_fit: dict[str, object]       # what fit() gets: ``y``, or per output for a multi-task model
+    aux: dict[str, tuple[str, ...]]
+
+
+def _inputs(plan: _Plan) -> _Data:
+    """Fit the inputs on the training split and build every split's inputs and targets."""
+    from baselines.config import MAIN_OUTPUT
+
+    dataset, spec, splits, train, preprocess = plan.dataset, plan.spec, plan.splits, plan.train, plan.preprocess
+    parts = {"train": splits.train, "validation": splits.validation, "test": splits.test}
+    texts = {name: [r.text for r in records] for name, records in parts.items()}
+    contexts = {name: [r.context for r in records] for name, records in parts.items()}
     extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
-    contexts = {name: [r.context for r in records] for name, records in
-                (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
-    inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], data_dir, extra_texts=extra,
+    inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], plan.data_dir, extra_texts=extra,
                              context=train.context, train_contexts=contexts["train"])
-    x = {name: inputs.build(t, contexts[name]) for name, t in texts.items()}
-    num_classes, multi_label = len(dataset.label_names), dataset.multi_label
-    if multi_label and train.class_weight != "none":
+    if dataset.multi_label and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
                             f"'{dataset.name}' is multi-label")
-    y = {name: targets(dataset, records) for name, records in
-         (("train", splits.train), ("validation", splits.validation), ("test", splits.test))}
-
     aux = aux_tasks(spec, dataset)
     if aux and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
+    x = {name: inputs.build(texts[name], contexts[name]) for name in parts}
+    y = {name: targets(dataset, records) for name, records in parts.items()}
+    y_fit = y
     if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
-        y_fit = {name: {MAIN_OUTPUT: y[name], **aux_targets(dataset, records, aux)}
-                 for name, records in (("train", splits.train), ("validation", splits.validation))}
-    else:
-        y_fit = y
+        y_fit = {name: {MAIN_OUTPUT: y[name], **aux_targets(dataset, parts[name], aux)}
+                 for name in ("train", "validation")}
+    return _Data(inputs, texts["train"], x, y, y_fit, aux)
 
-    vectors = initial_vectors(train.embeddings, data_dir, lambda: inputs.preprocessor.tokenize(texts["train"]), seed)
-    matrix, coverage = embedding_matrix(inputs.preprocessor.vocab, vectors, seed=seed)
+
+def _compile(plan: _Plan, data: _Data, verbose: int):
+    """The model, built on the initial word vectors and compiled with the loss and selection metric;
+    also its resolved configuration and the vectors' coverage of the vocabulary."""
+    import keras
+
+    from baselines import build_model
+    from baselines.config import MAIN_OUTPUT, ModelConfig
+    from embeddings.matrix import embedding_matrix
+    from embeddings.vectors import initial_vectors
+    from experiments.runs.selection import selection_metric
+
+    dataset, spec, train, seed = plan.dataset, plan.spec, plan.train, plan.seed
+    preprocessor = data.inputs.preprocessor
+    vectors = initial_vectors(train.embeddings, plan.data_dir, lambda: preprocessor.tokenize(data.train_texts), seed)
+    matrix, coverage = embedding_matrix(preprocessor.vocab, vectors, seed=seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
-    model_config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
+    num_classes, multi_label = len(dataset.label_names), dataset.multi_label
+    model_config = ModelConfig(vocab_size=len(preprocessor.vocab), max_len=preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
-                               lexicon_dim=inputs.lexicon_dim, context_len=inputs.context_len,
-                               aux_heads={task: len(classes) for task, classes in aux.items()})
+                               lexicon_dim=data.inputs.lexicon_dim, context_len=data.inputs.context_len,
+                               aux_heads={task: len(classes) for task, classes in data.aux.items()})
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
     compile_metrics = [selection_metric(num_classes, multi_label, macro=train.select_on == "macro-f1")]
-    if aux:
-        loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in aux}}
+    if data.aux:
+        loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
     network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate), loss=loss,
                     metrics=compile_metrics)
+    return network, spec.resolve(model_config), coverage
 
-    keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if aux else "val_f1")
+
+def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbose: int,
+                    tensorboard: bool) -> tuple[dict, int]:
+    """Fit for ``train.epochs`` and keep the selected epoch's weights; the test split is not seen here."""
+    import keras
+
+    from baselines.config import MAIN_OUTPUT
+    from experiments.runs.selection import KeepBestEpoch
+
+    train = plan.train
+    keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
     callbacks = [keeper]
     if tensorboard:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(writer.directory.parent / "tensorboard" /
                                                                  writer.directory.name)))
-    weights = class_weights(y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
-    history = network.fit(x["train"], y_fit["train"], batch_size=train.batch_size,
-                          epochs=train.epochs, validation_data=(x["validation"], y_fit["validation"]),
+    num_classes = data.y["train"].shape[1]
+    weights = class_weights(data.y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
+    history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size,
+                          epochs=train.epochs, validation_data=(data.x["validation"], data.y_fit["validation"]),
                           callbacks=callbacks, verbose=verbose, shuffle=True, class_weight=weights)
     if train.selection == "best":
         network.set_weights(keeper.weights)
-    selected_epoch = keeper.epoch if train.selection == "best" else train.epochs
+        return history.history, keeper.epoch
+    return history.history, train.epochs
 
-    # Selection is finished; the test split is used from here on, and only for reporting.
-    probabilities = {name: main_output(network.predict(x[name], batch_size=256, verbose=0))
+
+def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, history: dict, selected_epoch: int,
+           coverage, started: float) -> dict:
+    """Score validation and test (selection is finished: the test split is used from here on, for
+    reporting only) and write the run's files, metrics.json last."""
+    from baselines import main_output
+
+    dataset, train, multi_label = plan.dataset, plan.train, plan.dataset.multi_label
+    probabilities = {name: main_output(network.predict(data.x[name], batch_size=256, verbose=0))
                      for name in ("validation", "test")}
     metrics = {
-        "config_hash": config_hash,
+        "config_hash": plan.config_hash,
         "corpus": dataset.name,
-        "model": spec.name,
-        "seed": seed,
+        "model": plan.spec.name,
+        "seed": plan.seed,
         "selected_epoch": selected_epoch,
         "threshold": train.threshold,
-        **{name: score(y[name], probabilities[name], train.threshold, multi_label)
+        **{name: score(data.y[name], probabilities[name], train.threshold, multi_label)
            for name in ("validation", "test")},
         "embedding_coverage": str(coverage),
         "train_seconds": round(time.time() - started, 1),
     }
     if train.tune_threshold and dataset.is_binary:
-        tuned = best_threshold(y["validation"].argmax(axis=1), probabilities["validation"][:, 1])
+        tuned = best_threshold(data.y["validation"].argmax(axis=1), probabilities["validation"][:, 1])
         metrics["tuned_threshold"] = tuned
-        metrics["test_tuned_threshold"] = score(y["test"], probabilities["test"], tuned, multi_label=False)
+        metrics["test_tuned_threshold"] = score(data.y["test"], probabilities["test"], tuned, multi_label=False)
 
     full_config = {
-        **config,
-        "config_hash": config_hash,
+        **plan.config,
+        "config_hash": plan.config_hash,
         "experiment_dir": str(writer.directory),
-        "model_config": asdict(spec.resolve(model_config)),
+        "model_config": asdict(model_config),
         "label_names": list(dataset.label_names),
-        "inputs": inputs.describe(),
+        "inputs": data.inputs.describe(),
         **provenance.record(),
     }
-    write_json(writer.path("config.json"), full_config)
-    write_text(writer.path("history.csv"), history_csv(main_head_names(history.history)))
-    write_text(writer.path("predictions.tsv"), predictions_tsv(splits.test, y["test"], probabilities["test"], multi_label))
-    inputs.save(writer.staging)
-    network.save(writer.path("model.keras"))
-    write_json(writer.path("metrics.json"), metrics)  # last: its presence marks the run finished
+    write_json(writer.path(CONFIG), full_config)
+    write_text(writer.path(HISTORY), history_csv(main_head_names(history)))
+    write_text(writer.path(PREDICTIONS), predictions_tsv([r.id for r in plan.splits.test], data.y["test"],
+                                                         probabilities["test"], multi_label))
+    data.inputs.save(writer.staging)
+    network.save(writer.path(MODEL))
+    write_json(writer.path(METRICS), metrics)  # last: its presence marks the run finished
     return metrics
 
 
@@ -280,27 +358,3 @@ def main_head_names(history: dict) -> dict:
 
     prefix = f"{MAIN_OUTPUT}_f1"
     return {key.replace(prefix, "f1") if key.endswith(prefix) else key: values for key, values in history.items()}
-
-
-def history_csv(history: dict) -> str:
-    columns = ["epoch", *history]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for epoch in range(len(next(iter(history.values())))):
-        writer.writerow([epoch + 1, *(f"{history[c][epoch]:.6f}" for c in history)])
-    return buffer.getvalue()
-
-
-def predictions_tsv(records: list[Record], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
-    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary).
-
-    ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
-    second column is ``gold_labels``, the gold label indices joined by ``|``.
-    """
-    header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
-    lines = ["\t".join(header)]
-    for record, target, row in zip(records, gold, probabilities):
-        labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
-        lines.append("\t".join([record.id, labels, *(f"{p:.6f}" for p in row)]))
-    return "\n".join(lines) + "\n"

@@ -24,19 +24,20 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.kinds import save_result
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
 from experiments.runs.metrics import summary_stats
-from experiments.runs.store import read_json, run_places, write_json, write_text
-from experiments.studies.cross_eval import CORPORA, Scored, Settings, cross_cells
+from experiments.runs.store import find_finished, run_places
+from experiments.runs.training import expected_hash
+from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.experiment import Cell, Experiment, load_experiment
+from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
 
 EXPERIMENTS = ("table6", "table7", CROSS)
-#: The part of a run's config.json that must be equal for two runs to be compared (all but the model).
-PROTOCOL_KEYS = ("corpus", "seed", "train", "preprocess", "data_sha256", "splits")
 
 
 @dataclass
@@ -56,7 +57,7 @@ def classic_models(exclude: str | None = None) -> list[str]:
 
 
 def run_benchmark(model: str, experiments: list[str], against: list[str] | None, seeds: list[int],
-                  settings: Settings, results_root: Path, corpora: list[str] | None = None,
+                  settings: Settings, corpora: list[str] | None = None,
                   method: str = DEFAULT_METHOD, n_resamples: int = DEFAULT_RESAMPLES,
                   command: tuple[str, str] = ("isarcasm", "")) -> dict:
     """Train (or reuse) ``model`` in every cell, compare it with the classics there, save and return the result.
@@ -74,7 +75,7 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
     cells, missing = [], []
     for experiment in experiments:
         found, absent = (_cross(model, against, seeds, settings, corpora) if experiment == CROSS else
-                         _table(experiment, model, against, seeds, settings, results_root, corpora))
+                         _table(experiment, model, against, seeds, settings, corpora))
         cells += found
         missing += _commands(experiment, absent, seeds, command)
     result = {
@@ -93,13 +94,12 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
         "run_origins": provenance.run_origins(s.run for cell in cells
                                               for s in [*cell.candidate, *chain.from_iterable(cell.classics.values())]),
     }
-    write_json(results_root / f"{result['experiment']}.json", result)
-    write_text(results_root / f"{result['experiment']}.md", benchmark_markdown(result))
+    save_result(result, settings.results_root)
     return result
 
 
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
-           results_root: Path, corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
+           corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
     """The model in every corpus of a table experiment, beside the classic runs stored for that experiment."""
     from experiments.studies.reproduce import run_experiment
 
@@ -116,21 +116,17 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     own = Experiment(experiment.name, experiment.title, experiment.source,
                      tuple(Cell(corpus, model) for corpus in corpus_names), experiment.train, experiment.metrics)
     # The model's own aggregate (its table rows) is kept apart from the reproduction's results file.
-    result = run_experiment(own, settings.data_dir, settings.runs_root, results_root / f"benchmark-{model}", seeds,
-                            settings.train, force=settings.force, verbose=settings.verbose,
-                            tensorboard=settings.tensorboard, file_options=settings.file_options,
-                            jobs=settings.jobs)
+    result = run_experiment(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
     cells, absent = [], []
     for corpus, summary in zip(corpus_names, result["cells"]):
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]
-        by_seed = {s.seed: s for s in candidate}
         classics = {}
         for classic in dict.fromkeys(c.model for c in wanted if c.corpus == corpus):
             if classic == model or (against and classic not in against):
                 continue
             classics[classic] = []
             for seed in seeds:
-                found = classic_run(settings.runs_root, result["experiment"], corpus, classic, seed, by_seed[seed].run)
+                found = classic_run(settings, result["experiment"], corpus, classic, seed)
                 if found:
                     classics[classic].append(Scored.from_run(found))
                 else:
@@ -139,19 +135,11 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     return cells, absent
 
 
-def classic_run(root: Path, experiment: str, corpus: str, classic: str, seed: int, reference: Path) -> Path | None:
-    """The classic model's run of this cell and seed under ``reference``'s protocol: in the
+def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, seed: int) -> Path | None:
+    """The classic model's finished run of this cell and seed under the benchmark's protocol: in the
     experiment's folder, or wherever the reproduction reused it from."""
-    places = run_places(root, experiment, corpus, classic, seed)
-    return next((place for place in places if same_protocol(place, reference)), None)
-
-
-def same_protocol(directory: Path, reference: Path) -> bool:
-    """True when ``directory`` holds a finished run made under the same protocol as the run ``reference``."""
-    if not (directory / "metrics.json").is_file():
-        return False
-    config, expected = read_json(directory / "config.json"), read_json(reference / "config.json")
-    return all(config.get(key) == expected.get(key) for key in PROTOCOL_KEYS)
+    config_hash = expected_hash(settings.dataset(corpus), classic, seed, settings.train, settings.data_dir)
+    return find_finished(run_places(settings.runs_root, experiment, corpus, classic, seed), config_hash)
 
 
 def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Settings,
@@ -226,91 +214,12 @@ def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dic
     }
 
 
-def _p(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
-
-
 def with_holm(cells: list[dict]) -> list[dict]:
     """Add to every comparison its combined p-value adjusted for all the comparisons of the benchmark."""
     rows = [row for cell in cells for row in cell["classics"] if row["p_value"] is not None]
     for row, adjusted in zip(rows, holm([row["p_value"] for row in rows])):
         row["p_holm"] = adjusted
     return cells
-
-
-def _significance(result: dict) -> list[str]:
-    """How many comparisons look significant before and after correcting for their number."""
-    rows = [row for cell in result["cells"] for row in cell["classics"] if row.get("p_holm") is not None]
-    if not rows:
-        return []
-    raw = [row for row in rows if row["p_value"] < 0.05]
-    kept = [row for row in rows if row["p_holm"] < 0.05]
-    higher = sum(row["delta"] > 0 for row in kept)
-    return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would "
-            f"if no pair differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: "
-            f"{result['model']} higher in {higher}, lower in {len(kept) - higher}."]
-
-
-def benchmark_summary(result: dict) -> list[str]:
-    """The overview table (one row per cell) and the missing runs: what the command prints."""
-    model = result["model"]
-    test = (f"paired bootstrap over the test examples ({result['resamples']:,} resamples), seed n against seed n; "
-            "the combined p tests the difference of the seed averages"
-            if result["method"] == "bootstrap" else
-            "McNemar's exact test, seed n against seed n; the combined p is the median over seeds (a summary, "
-            "not a test)")
-    lines = [
-        f"# Benchmark: {model} against the classic models",
-        "",
-        (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
-         "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
-         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
-         "of this benchmark. "
-         f"Commit `{result['git_commit']}`."),
-        "",
-        f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best | p (Holm) |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for cell in result["cells"]:
-        best = max(cell["classics"], key=lambda r: r["mean"], default=None)
-        best_text = f"{best['model']} {best['mean']:.3f}" if best else "—"
-        candidate = cell["candidate"]
-        lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {candidate['mean']:.3f} ± "
-                     f"{candidate['std']:.3f} | {cell['rank']} / {cell['of']} | {best_text} | "
-                     f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
-    lines += _significance(result)
-    if result["missing"]:
-        lines += ["", "## Classic runs not found (not ranked where absent)", ""]
-        for entry in result["missing"]:
-            lines.append(f"- {entry['experiment']}, {entry['cell']}: {entry['model']} seed(s) "
-                         f"{', '.join(map(str, entry['seeds']))}")
-        lines += ["", "Make them with (finished runs are reused):", ""]
-        lines += [f"    {command}" for command in dict.fromkeys(e["command"] for e in result["missing"])]
-    return lines
-
-
-def benchmark_markdown(result: dict) -> str:
-    """The summary, then one table per cell with every model, its seeds and the p-value against it."""
-    model = result["model"]
-    lines = benchmark_summary(result)
-    for cell in result["cells"]:
-        candidate = cell["candidate"]
-        own = f"{candidate['mean']:.3f} ± {candidate['std']:.3f} | {len(candidate['seeds'])}"
-        lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
-                  f"{model} ranks {cell['rank']} of {cell['of']}.", "",
-                  f"| model | mean ± std | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
-                  "|---|---|---|---|---|---|---|",
-                  f"| **{model}** | {own} | | | | |"]
-        for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
-            delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
-            per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
-            lines.append(f"| {row['model']} | {row['mean']:.3f} ± {row['std']:.3f} | {len(row['seeds'])} | {delta} | "
-                         f"{_p(row['p_value'])} | {_p(row.get('p_holm'))} | {per_seed} |")
-        if cell["not_found"]:
-            lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
-    return "\n".join(lines) + "\n"
 
 
 def parse_experiments(value: str) -> list[str]:

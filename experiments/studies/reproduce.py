@@ -2,35 +2,34 @@
 
 Every (cell, seed) is one :func:`training.train_run`; finished runs with the
 same configuration are reused, so an interrupted reproduction resumes where it
-stopped.  Aggregates go to ``results/<experiment>.{json,csv,md}``.
+stopped.  Aggregates go to ``results/<experiment>.{json,csv,md}`` (see
+:mod:`experiments.reports.table`).
 """
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import time
-from dataclasses import asdict, replace
-from pathlib import Path
+from dataclasses import asdict
 
 from tqdm import tqdm
 
+from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
-from experiments.reports.table import markdown_report
 from experiments.runs import provenance
 from experiments.runs.metrics import METRICS, summary_stats
-from experiments.runs.protocol import QUICK, TrainConfig
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.store import run_dir, twin_runs, write_result_files
+from experiments.runs.store import run_dir, twin_runs
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.human import manual_labelling_metrics
-from preprocessing.corpora import corpus_label, corpus_options, load_corpus
+from experiments.studies.settings import Settings
+from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
 
 log = logging.getLogger("isarcasm")
 
 
-def _with_context_variant(cells: list[Cell]) -> list[Cell]:
+def with_context_variant(cells: list[Cell]) -> list[Cell]:
     """The cells whose model has a ``--context`` variant.  The others are left out with a warning
     before any training, rather than failing after the other models' runs."""
     from baselines.registry import MODELS
@@ -45,55 +44,47 @@ def _with_context_variant(cells: list[Cell]) -> list[Cell]:
     return kept
 
 
-def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, results_root: Path,
-                   seeds: list[int], train: TrainConfig = TrainConfig(), quick: bool = False,
-                   force: bool = False, verbose: int = 2, tensorboard: bool = False,
-                   file_options: dict | None = None, jobs: int = 1) -> dict:
+def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
-    ``file_options`` are the command line's corpus options (columns of file
-    corpora, ``text_file`` for isarcasm-ids), applied to the cells they fit.
-    ``jobs`` runs are trained at once, in worker processes (see :mod:`parallel`).
+    Runs are trained under ``settings`` (the experiment's own protocol, ``[train]``, names the
+    faithful runs; other training settings make a named variant) and stored under
+    ``settings.runs_root``; the results go to ``settings.results_root``.
     """
-    if quick:
-        train = replace(train, **QUICK)
+    train = settings.train
     variant = train.variant(experiment.protocol())
-    name = "-".join(filter(None, [experiment.name, variant]))
+    name = settings.experiment(experiment.name, experiment.protocol())
     started = time.time()
     model_cells = [c for c in experiment.cells if not c.is_human]
     if train.context != "none":
-        model_cells = _with_context_variant(model_cells)
-    datasets, tasks, owners, runs_of = {}, [], [], {}
+        model_cells = with_context_variant(model_cells)
+    tasks, owners, runs_of = [], [], {}
     for cell in model_cells:
-        options = corpus_options(cell.corpus, **(file_options or {}))
-        if cell.corpus not in datasets:
-            datasets[cell.corpus] = load_corpus(cell.corpus, data_dir, **options)
-        for seed, fold in _jobs(cell, datasets[cell.corpus], seeds):
-            tasks.append(RunTask(cell.corpus, tuple(sorted(options.items())), data_dir, cell.model, seed,
-                                 run_dir(runs_root, name, cell.corpus, cell.model, seed, fold), train, fold, force,
-                                 tensorboard, tuple(twin_runs(runs_root, name, cell.corpus, cell.model, seed, fold))))
+        dataset = settings.dataset(cell.corpus)
+        for seed, fold in cell_runs(cell, dataset, seeds):
+            tasks.append(RunTask(cell.corpus, tuple(sorted(settings.corpus_options(cell.corpus).items())),
+                                 settings.data_dir, cell.model, seed,
+                                 run_dir(settings.runs_root, name, cell.corpus, cell.model, seed, fold), train, fold,
+                                 settings.force, settings.tensorboard,
+                                 tuple(twin_runs(settings.runs_root, name, cell.corpus, cell.model, seed, fold))))
             owners.append(cell)
             runs_of.setdefault(cell.key, []).append(len(tasks) - 1)
-    progress = tqdm(total=len(tasks), desc=name, unit="run", dynamic_ncols=True)
     results, summaries = {}, {}
 
     def finished(index: int, run) -> None:
-        """Record a run; once every run of its cell is in, summarise the cell in one line."""
+        """Once every run of a cell is in, summarise the cell in one line."""
         results[index] = run
-        task = tasks[index]
-        fold = "" if task.fold is None else f" fold {task.fold}"
-        progress.set_postfix_str(f"last done: {task.corpus}/{task.model} seed {task.seed}{fold}", refresh=False)
-        progress.update()
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = _summarise(cell, datasets[cell.corpus], [results[i] for i in mine], seeds, train)
+            summaries[cell.key] = _summarise(cell, settings.dataset(cell.corpus), [results[i] for i in mine], seeds,
+                                             train)
             tqdm.write(_one_line(summaries[cell.key]))
 
-    run_tasks(tasks, datasets, jobs, verbose, finished)
-    cells = [_aggregate(cell, [manual_labelling_metrics(data_dir)], [], seeds=[]) if cell.is_human
+    datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
+    run_tasks(tasks, datasets, settings.executor(), name, finished)
+    cells = [aggregate(cell, [manual_labelling_metrics(settings.data_dir)], [], seeds=[]) if cell.is_human
              else summaries[cell.key] for cell in experiment.cells if cell.is_human or cell in model_cells]
-    progress.close()
     result = {
         "experiment": name,
         "title": experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else ""),
@@ -107,13 +98,13 @@ def run_experiment(experiment: Experiment, data_dir: Path, runs_root: Path, resu
         "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
         "cells": cells,
     }
-    write_result_files(result, results_root, results_csv(result), markdown_report(result))
+    save_result(result, settings.results_root)
     return result
 
 
 def _summarise(cell: Cell, dataset, runs: list, seeds: list[int], train: TrainConfig) -> dict:
     """A cell's aggregate over its runs, with the operating point (binary) or per-class F1."""
-    summary = _aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+    summary = aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
     summary["reused_runs"] = sum(r.skipped for r in runs)
     if cell.folds:
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
@@ -123,7 +114,7 @@ def _summarise(cell: Cell, dataset, runs: list, seeds: list[int], train: TrainCo
     return summary
 
 
-def _jobs(cell: Cell, dataset, seeds: list[int]) -> list[tuple[int, int | None]]:
+def cell_runs(cell: Cell, dataset, seeds: list[int]) -> list[tuple[int, int | None]]:
     """(seed, fold) of every run of a cell: each seed, on every official fold when the cell asks for folds."""
     if not cell.folds:
         return [(seed, None) for seed in seeds]
@@ -132,7 +123,7 @@ def _jobs(cell: Cell, dataset, seeds: list[int]) -> list[tuple[int, int | None]]
     return [(seed, fold) for fold in range(len(dataset.folds)) for seed in seeds]
 
 
-def _aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: list[int]) -> dict:
+def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: list[int]) -> dict:
     """Mean, sample std and per-seed values of every metric (faithful threshold; tuned kept apart)."""
     test = [m["test"] if "test" in m else m for m in metrics]
     summary = {
@@ -173,15 +164,3 @@ def _one_line(cell: dict) -> str:
         f"{len(f1['values'])} seed(s)"
     return (f"{cell['corpus']}/{cell['model']}: {label} {f1['mean']:.3f} ± {f1['std']:.3f} "
             f"over {runs}{reused}, {sum(cell['train_seconds']):.0f} s")
-
-
-def results_csv(result: dict) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
-    for cell in result["cells"]:
-        for metric, stats in cell["metrics"].items():
-            refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
-            writer.writerow([cell["corpus"], cell["model"], metric, f"{stats['mean']:.4f}", f"{stats['std']:.4f}",
-                             len(stats["values"]), refs.get("published", ""), refs.get("iSarcasm impl.", "")])
-    return buffer.getvalue()

@@ -1,0 +1,82 @@
+"""The report of a benchmark (``isarcasm benchmark MODEL``): the candidate's rank in every cell
+and its paired tests against each classic model, with Holm-corrected p-values."""
+from __future__ import annotations
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
+
+
+def _significance(result: dict) -> list[str]:
+    """How many comparisons look significant before and after correcting for their number."""
+    rows = [row for cell in result["cells"] for row in cell["classics"] if row.get("p_holm") is not None]
+    if not rows:
+        return []
+    raw = [row for row in rows if row["p_value"] < 0.05]
+    kept = [row for row in rows if row["p_holm"] < 0.05]
+    higher = sum(row["delta"] > 0 for row in kept)
+    return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would "
+            f"if no pair differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: "
+            f"{result['model']} higher in {higher}, lower in {len(kept) - higher}."]
+
+
+def benchmark_summary(result: dict) -> list[str]:
+    """The overview table (one row per cell) and the missing runs: what the command prints."""
+    model = result["model"]
+    test = (f"paired bootstrap over the test examples ({result['resamples']:,} resamples), seed n against seed n; "
+            "the combined p tests the difference of the seed averages"
+            if result["method"] == "bootstrap" else
+            "McNemar's exact test, seed n against seed n; the combined p is the median over seeds (a summary, "
+            "not a test)")
+    lines = [
+        f"# Benchmark: {model} against the classic models",
+        "",
+        (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
+         "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
+         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
+         "of this benchmark. "
+         f"Commit `{result['git_commit']}`."),
+        "",
+        f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best | p (Holm) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for cell in result["cells"]:
+        best = max(cell["classics"], key=lambda r: r["mean"], default=None)
+        best_text = f"{best['model']} {best['mean']:.3f}" if best else "—"
+        candidate = cell["candidate"]
+        lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {candidate['mean']:.3f} ± "
+                     f"{candidate['std']:.3f} | {cell['rank']} / {cell['of']} | {best_text} | "
+                     f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
+    lines += _significance(result)
+    if result["missing"]:
+        lines += ["", "## Classic runs not found (not ranked where absent)", ""]
+        for entry in result["missing"]:
+            lines.append(f"- {entry['experiment']}, {entry['cell']}: {entry['model']} seed(s) "
+                         f"{', '.join(map(str, entry['seeds']))}")
+        lines += ["", "Make them with (finished runs are reused):", ""]
+        lines += [f"    {command}" for command in dict.fromkeys(e["command"] for e in result["missing"])]
+    return lines
+
+
+def benchmark_markdown(result: dict) -> str:
+    """The summary, then one table per cell with every model, its seeds and the p-value against it."""
+    model = result["model"]
+    lines = benchmark_summary(result)
+    for cell in result["cells"]:
+        candidate = cell["candidate"]
+        own = f"{candidate['mean']:.3f} ± {candidate['std']:.3f} | {len(candidate['seeds'])}"
+        lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
+                  f"{model} ranks {cell['rank']} of {cell['of']}.", "",
+                  f"| model | mean ± std | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
+                  "|---|---|---|---|---|---|---|",
+                  f"| **{model}** | {own} | | | | |"]
+        for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
+            delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
+            per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
+            lines.append(f"| {row['model']} | {row['mean']:.3f} ± {row['std']:.3f} | {len(row['seeds'])} | {delta} | "
+                         f"{_p(row['p_value'])} | {_p(row.get('p_holm'))} | {per_seed} |")
+        if cell["not_found"]:
+            lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,114 @@
+"""The cross-dataset matrix as a report: markdown, csv, and each model's heatmap.
+
+For each model a matrix, rows = training corpus, columns = test corpus, of
+sarcastic-class F1 and macro-F1 (mean ± std over seeds), each column with the
+score of labelling every text sarcastic beside it; a summary of in-domain
+against out-of-domain first.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from experiments.reports.format import duration
+
+#: The metrics of the matrix and their names in the report.
+MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
+
+
+def matrix(result: dict, model: str, metric: str) -> dict[tuple[str, str], dict]:
+    """(train corpus, test corpus) -> the metric's statistics, for one model."""
+    return {(c["train_corpus"], c["test_corpus"]): c["metrics"][metric] for c in result["cells"]
+            if c["model"] == model}
+
+
+def _compute(result: dict) -> str:
+    """The training behind the matrix: an invocation that reuses finished runs takes seconds of wall time."""
+    if "compute_seconds" not in result:
+        return ""
+    return (f" for this invocation; the {result['training_runs']} training runs took "
+            f"{duration(result['compute_seconds'])} of training compute (finished runs are reused, from earlier "
+            "invocations too)")
+
+
+def cross_markdown(result: dict) -> str:
+    seeds = result["seeds"]
+    lines = [
+        f"# {result['title']}",
+        "",
+        (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per cell), mean ± std over seeds. Commit "
+         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}{_compute(result)}. Every model "
+         "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
+         "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
+    ]
+    corpora, floors = result["corpora"], result.get("all_sarcastic", {})
+    if floors:
+        lines += ["", "Each matrix ends with the row *all sarcastic*: the score of labelling every test text "
+                  "sarcastic, which rises with the column's sarcastic share (" +
+                  ", ".join(f"{c} {floors[c]['sarcastic_share']:.0%}" for c in corpora if c in floors) + ")."]
+    lines += _summary(result)
+    for model in result["models"]:
+        for metric, label in MATRIX_METRICS.items():
+            values = matrix(result, model, metric)
+            lines += ["", f"## {model}: {label}", ""] + _matrix_table(corpora, values, floors, metric)
+    lines += ["", f"Every seed's value and run directory: `results/{result['experiment']}.json`."]
+    return "\n".join(lines) + "\n"
+
+
+def _matrix_table(corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
+    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold."""
+    lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
+    for train in corpora:
+        row = []
+        for test in corpora:
+            stats = values.get((train, test))
+            text = "—" if stats is None else f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
+            row.append(f"**{text}**" if train == test and stats else text)
+        lines.append(f"| {train} | " + " | ".join(row) + " |")
+    if floors:
+        lines.append("| *all sarcastic* | " + " | ".join(f"*{floors[c][metric]:.3f}*" if c in floors else "—"
+                                                         for c in corpora) + " |")
+    return lines
+
+
+def _summary(result: dict) -> list[str]:
+    """What a reader looks for first: each model's in-domain and out-of-domain means, and the matrix
+    averaged over the models (which corpora transfer to which)."""
+    corpora = result["corpora"]
+    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", "",
+             "| model | " + " | ".join(f"{label}, {where}" for label in MATRIX_METRICS.values()
+                                      for where in ("in-domain", "out-of-domain")) + " |",
+             "|---" * (1 + 2 * len(MATRIX_METRICS)) + "|"]
+    for model in result["models"]:
+        parts = []
+        for metric in MATRIX_METRICS:
+            values = matrix(result, model, metric)
+            for same in (True, False):
+                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same]
+                parts.append(f"{np.mean(means):.3f}" if means else "—")
+        lines.append(f"| {model} | " + " | ".join(parts) + " |")
+    floors = result.get("all_sarcastic", {})
+    for metric, label in MATRIX_METRICS.items():
+        per_model = [matrix(result, model, metric) for model in result["models"]]
+        averaged = {}
+        for train in corpora:
+            for test in corpora:
+                means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
+                if means:
+                    averaged[train, test] = {"mean": float(np.mean(means))}
+        lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
+        lines += _matrix_table(corpora, averaged, floors, metric)
+    return lines
+
+
+def cross_csv(result: dict) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds"])
+    for cell in result["cells"]:
+        for metric, stats in cell["metrics"].items():
+            writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, f"{stats['mean']:.4f}",
+                             f"{stats['std']:.4f}", len(stats["values"])])
+    return buffer.getvalue()

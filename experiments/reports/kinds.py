@@ -1,0 +1,63 @@
+"""One registry of result kinds: each results file names its kind, and the kind supplies its report.
+
+``reproduce`` writes table results (files written before kinds were named carry none, and are
+tables), ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark.  Every place that
+shows or saves a results file (``report``, ``--html``, the studies) asks the registry, so a new
+kind of study is one :class:`ResultKind` here, not another ``if result["kind"] == ...``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.reports import figures
+from experiments.reports.benchmark import benchmark_markdown
+from experiments.reports.cross import cross_csv, cross_markdown
+from experiments.reports.table import markdown_report, results_csv
+from experiments.runs.store import write_result_files
+from preprocessing.registry import Registry
+
+#: [(section heading, [(figure title, its PNG or None when its data is missing)])]
+Figures = list[tuple[str, list[tuple[str, Path | None]]]]
+
+
+def _no_figures(result: dict, folder: Path) -> Figures:
+    return []
+
+
+@dataclass(frozen=True)
+class ResultKind:
+    markdown: Callable[[dict], str]
+    #: The csv beside the json and markdown (None: the kind writes none).
+    csv: Callable[[dict], str] | None = None
+    #: Draws the kind's figures into a folder (for ``report --html``).
+    figures: Callable[[dict, Path], Figures] = _no_figures
+    #: Draw the figures whenever the results are saved, not only for ``--html``.
+    figures_on_save: bool = False
+
+
+KINDS: Registry[ResultKind] = Registry("result kind")
+KINDS.add("table", ResultKind(markdown_report, results_csv, figures.table_figures))
+KINDS.add("cross", ResultKind(cross_markdown, cross_csv, figures.cross_figures, figures_on_save=True))
+KINDS.add("benchmark", ResultKind(benchmark_markdown))
+
+
+def kind_of(result: dict) -> ResultKind:
+    return KINDS.get(result.get("kind", "table"))
+
+
+def save_result(result: dict, results_root: Path) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save)."""
+    kind = kind_of(result)
+    paths = write_result_files(result, results_root, kind.csv(result) if kind.csv else None, kind.markdown(result))
+    if kind.figures_on_save:
+        paths += [path for _, drawn in kind.figures(result, results_root / result["experiment"])
+                  for _, path in drawn if path]
+    return paths
+
+
+def write_html(result: dict, folder: Path) -> Path:
+    """``folder/index.html``: the report, then the kind's figures (drawn into ``folder``)."""
+    kind = kind_of(result)
+    return figures.write_html_report(result, kind.markdown(result), kind.figures(result, folder), folder)

@@ -1,0 +1,50 @@
+"""What every study shares: where runs and results live and how runs are trained.
+
+One :class:`Settings` is built by each command from its options and handed to
+``reproduce``, ``cross-eval`` and ``benchmark`` alike, so the three train and
+store runs under exactly the same rules (and a new option is added once).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.scheduler import LocalExecutor
+from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.records import Dataset
+
+
+@dataclass
+class Settings:
+    data_dir: Path
+    runs_root: Path = Path("runs")
+    results_root: Path = Path("results")
+    train: TrainConfig = field(default_factory=TrainConfig)
+    #: The command line's corpus options (columns of file corpora, ``text_file`` of isarcasm-ids).
+    file_options: dict = field(default_factory=dict)
+    force: bool = False
+    verbose: int = 2
+    tensorboard: bool = False
+    #: Runs trained at once, each in its own process (see :mod:`experiments.runs.scheduler`).
+    jobs: int = 1
+    _datasets: dict = field(default_factory=dict, repr=False)
+
+    def corpus_options(self, name: str) -> dict:
+        """The file-corpus options that apply to corpus ``name``."""
+        return corpus_options(name, **self.file_options)
+
+    def dataset(self, name: str) -> Dataset:
+        """Corpus ``name``, loaded once per study."""
+        if name not in self._datasets:
+            self._datasets[name] = load_corpus(name, self.data_dir, **self.corpus_options(name))
+        return self._datasets[name]
+
+    def experiment(self, base: str, protocol: TrainConfig | None = None) -> str:
+        """The run-store name of experiment ``base``: its name, then how the training settings differ
+        from its protocol (``protocol``; the paper's when None), so variants never mix with it."""
+        return "-".join(filter(None, [base, self.train.variant(protocol)]))
+
+    def executor(self) -> LocalExecutor:
+        """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
+        return LocalExecutor(self.jobs, self.verbose)

@@ -1,0 +1,49 @@
+"""Runs stored by earlier versions stay valid: same configuration hash, reused, loadable.
+
+The fixture is a run folder written by commit 094c709, before ``experiments/`` was split into
+layers and before ``lexicon_scaling.json`` was renamed ``inputs.json`` (tests/fixtures/README.md).
+"""
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from toy_corpus import write_corpus
+
+from experiments.runs.inference import load_run
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import read_predictions
+from experiments.runs.training import expected_hash, train_run
+from preprocessing.corpora import load_corpus
+
+OLD_RUN = Path(__file__).parent / "fixtures" / "run-094c709"
+SETTINGS = TrainConfig(epochs=1, batch_size=32, embeddings="random")
+
+
+@pytest.fixture
+def old_store(tmp_path, monkeypatch):
+    """The toy corpus as ``toy.csv`` (its name is part of the hash) beside a copy of the old run."""
+    monkeypatch.chdir(tmp_path)
+    write_corpus(Path("toy.csv"))
+    shutil.copytree(OLD_RUN, tmp_path / "run")
+    return load_corpus("toy.csv", Path("."), split_col="split")
+
+
+def test_an_old_run_has_the_configuration_hash_this_version_computes(old_store):
+    recorded = json.loads((OLD_RUN / "metrics.json").read_text())["config_hash"]
+    assert expected_hash(old_store, "lstm", 0, SETTINGS, Path(".")) == recorded
+
+
+def test_an_old_run_is_reused_not_retrained(old_store, monkeypatch):
+    monkeypatch.setattr("experiments.runs.training.set_determinism",
+                        lambda seed: pytest.fail("a finished run was trained again"))
+    result = train_run(old_store, "lstm", 0, Path("run"), Path("."), SETTINGS, verbose=0)
+    assert result.skipped and result.metrics == json.loads((OLD_RUN / "metrics.json").read_text())
+
+
+def test_an_old_run_loads_and_predicts_what_it_predicted_then(old_store):
+    run = load_run(Path("run"), Path("."))
+    saved = read_predictions(Path("run") / "predictions.tsv")
+    texts = {r.id: r.text for r in old_store.split("test")}
+    np.testing.assert_allclose(run.probabilities([texts[i] for i in saved.ids]), saved.probabilities, atol=1e-5)
