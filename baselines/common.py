@@ -17,9 +17,6 @@ from preprocessing.errors import IsarcasmError
 
 from .config import MAIN_OUTPUT, ModelConfig
 
-#: Padding token id.  The embedding masks it (mask_zero=True) and every layer honours that mask.
-PAD_ID = 0
-
 
 def tokens_input(config: ModelConfig):
     """Padded token ids, (batch, max_len) int32."""
@@ -70,11 +67,11 @@ def masked_lstm(units: int, name: str, return_sequences: bool = False) -> layers
     """An LSTM that honours any padding mask, on any device.
 
     Keras' cuDNN kernel only accepts masks of right-padded rows with at least
-    one real step, and fails inside the compiled graph otherwise.  Our texts
-    are padded before their words (see ``--truncation``), and a text whose
-    tokens are all filtered out (an emoticon-only tweet) or an empty dialogue
-    context is all padding, so the generic kernel is always used.  On the CPU
-    this is the kernel Keras uses anyway, so results do not change.
+    one real step, and fails inside the compiled graph otherwise.  Our texts are
+    padded after their words, but a text whose tokens are all filtered out (an
+    emoticon-only tweet) or an empty dialogue context is all padding, so the
+    generic kernel is always used.  On the CPU this is the kernel Keras uses
+    anyway, so results do not change.
     """
     return layers.LSTM(units, return_sequences=return_sequences, use_cudnn=False, name=name)
 

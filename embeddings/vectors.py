@@ -36,8 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import usual_mode
+
+from .word2vec import train_word2vec
 
 DEFAULT = "glove"
 RANDOM = "random"
@@ -50,7 +53,6 @@ _META_FILE = "meta.json"
 
 def default_vectors_path(data_dir: Path) -> Path:
     """The default vectors file: the ``glove`` resource of the data catalog."""
-    from preprocessing.corpora import get_package
 
     return Path(data_dir) / get_package("glove").files[0].path
 
@@ -103,7 +105,6 @@ def initial_vectors(spec: str | Path | None, data_dir: Path, train_tokens: Calla
     callable, so other specs never tokenise for nothing).
     """
     if spec is not None and str(spec) == WORD2VEC:
-        from .word2vec import train_word2vec
 
         return train_word2vec(train_tokens(), seed)
     return load_vectors(spec, data_dir, progress)
@@ -121,7 +122,7 @@ def load_vectors_report(spec: str | Path | None, data_dir: Path, progress: bool 
     digest = file_sha256(path)
     cached = find_cache(path, digest)
     if cached is not None:
-        from gensim.models import KeyedVectors
+        from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
 
         try:
             kv = KeyedVectors.load(str(cached / _KV_FILE), mmap="r")
@@ -240,7 +241,7 @@ def _remove_stale(root: Path, keep: Path, source: str) -> None:
 
 def parse_vectors(source: Path, progress: bool = True):
     """Parse a GloVe/word2vec text file with gensim (the slow, uncached path)."""
-    from gensim.models import KeyedVectors
+    from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
 
     header = _has_word2vec_header(source)
     _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words) ...")

@@ -27,7 +27,7 @@ def _stable_hash(text: str) -> int:
 
 def train_word2vec(token_lists: list[list[str]], seed: int, dim: int = DIM, epochs: int = EPOCHS):
     """gensim ``KeyedVectors`` (skip-gram off: CBOW, gensim's default) trained on ``token_lists``."""
-    from gensim.models import Word2Vec
+    from gensim.models import Word2Vec  # gensim: only when vectors are parsed or trained
 
     sentences = [tokens for tokens in token_lists if tokens]
     model = Word2Vec(sentences=sentences, vector_size=dim, window=WINDOW, min_count=MIN_COUNT,

@@ -103,7 +103,7 @@ def _tweet_rules(language: str) -> SpacyTokenizer:
     option decides about it; and the lowercase forms of spaCy's emoticons
     (``:d``, ``xd``) stay one token like the originals, since the text is
     lowercased before tokenising."""
-    import spacy
+    import spacy  # spaCy: only when tokenising
     from spacy.attrs import ORTH
     from spacy.util import compile_prefix_regex
 
@@ -231,7 +231,7 @@ def _is_emoji(token: str) -> bool:
 @functools.cache
 def emoticons() -> frozenset[str]:
     """spaCy's emoticons (its tokenizer keeps each one as one token), and their lowercase forms."""
-    from spacy.lang.tokenizer_exceptions import emoticons as spacy_emoticons
+    from spacy.lang.tokenizer_exceptions import emoticons as spacy_emoticons  # spaCy: only when tokenising
 
     return frozenset(spacy_emoticons) | {e.lower() for e in spacy_emoticons}
 

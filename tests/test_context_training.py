@@ -79,22 +79,22 @@ def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash()
         TrainConfig(select_on="f2")
 
 
-def test_an_experiment_with_context_leaves_out_models_without_a_context_variant(caplog):
-    from experiments.studies.experiment import Cell
-    from experiments.studies.reproduce import with_context_variant
+def test_every_study_leaves_out_models_without_a_context_variant(tmp_path, caplog):
+    from experiments.studies.settings import Settings
 
-    cells = [Cell("sarc7", "lstm", ()), Cell("sarc7", "dense-lstm", ()), Cell("mustard", "dense-lstm", ())]
+    settings = Settings(tmp_path, train=replace(FAST, context="all"))
     with caplog.at_level("WARNING", logger="isarcasm"):
-        assert with_context_variant(cells) == cells[:1]
+        assert settings.trainable(["lstm", "dense-lstm", "cnn"]) == ["lstm", "cnn"]
     assert [r.getMessage().split(":")[0] for r in caplog.records] == ["dense-lstm left out"]  # one line per model
     with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
-        with_context_variant(cells[1:])
+        settings.trainable(["dense-lstm"])
+    assert Settings(tmp_path).trainable(["dense-lstm"]) == ["dense-lstm"]  # without --context nothing is left out
 
 
-def test_cross_eval_with_context_refuses_a_model_without_a_context_variant(tmp_path):
+def test_cross_eval_with_context_leaves_out_a_model_without_a_context_variant(tmp_path):
     from experiments.studies.cross_eval import cross_cells
     from experiments.studies.settings import Settings
 
     settings = Settings(tmp_path, tmp_path / "runs", train=replace(FAST, context="all"))
-    with pytest.raises(IsarcasmError, match="dense-lstm also reads features other than tokens"):
-        cross_cells(["lstm", "dense-lstm"], ["riloff"], [0], settings)
+    with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
+        cross_cells(["dense-lstm"], ["riloff"], [0], settings)

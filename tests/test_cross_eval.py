@@ -9,11 +9,11 @@ from sklearn.metrics import f1_score
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from experiments.reports.cross import cross_markdown
 from experiments.reports.significance import compare_runs
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions, run_dir
 from experiments.runs.training import train_run
-from experiments.reports.cross import cross_markdown
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 

@@ -1,9 +1,8 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
 import pytest
 
-from experiments.reports.table import comparison_markdown, markdown_report
+from experiments.reports.table import comparison_markdown, markdown_report, results_csv
 from experiments.studies.experiment import Cell, Reference
-from experiments.reports.table import results_csv
 from experiments.studies.reproduce import aggregate, per_class_scores
 from preprocessing.errors import IsarcasmError
 
@@ -74,6 +73,9 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     base["cells"][0]["runs"] = ["d"] * 3  # runs without seed or fold in their path cannot be paired
     assert "| +0.017 | — |" in comparison_markdown(base, variant)
     assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
+    # A cell that stores its runs' seed and fold is paired by them, whatever its paths say.
+    base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
+    assert "| +0.017 | 2/3 |" in comparison_markdown(base, variant)
     variant["cells"][0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from embeddings.matrix import embedding_matrix
+from embeddings.vectors import load_vectors_report
 from experiments.cli.options import (
     config_from_options,
     data_dir,
@@ -14,6 +16,7 @@ from experiments.cli.options import (
     pop_preprocess_options,
     preprocess_options,
 )
+from preprocessing.errors import IsarcasmError
 
 
 def embeddings_option(func):
@@ -39,8 +42,6 @@ def embeddings() -> None:
 @click.pass_context
 def info(ctx, embeddings_spec, corpus, missing, as_json, **options):
     """File, words, dimension and cache of the vectors; with --corpus, their coverage."""
-    from embeddings.matrix import embedding_matrix
-    from embeddings.vectors import load_vectors_report
 
     vectors, report = load_vectors_report(embeddings_spec, data_dir(ctx))
     result = {"embeddings": "random" if report is None else str(report.path)}
@@ -54,7 +55,6 @@ def info(ctx, embeddings_spec, corpus, missing, as_json, **options):
         dataset = open_corpus(ctx, corpus, **options)
         fitted = fit_on_train(dataset, config_from_options(config_options, dataset.language))
         if fitted is None:
-            from preprocessing.errors import IsarcasmError
 
             raise IsarcasmError(f"corpus '{dataset.name}' has no training split to measure coverage on")
         _, coverage = embedding_matrix(fitted.vocab, vectors, missing=missing)

@@ -6,6 +6,7 @@ import math
 import click
 
 from experiments.cli.options import echo_json, json_option, table
+from preprocessing.lexicons import LEXICONS
 
 
 def _size_options(func):
@@ -22,14 +23,12 @@ def _size_options(func):
 
 
 def _config(vocab_size: int, max_len: int, lexicon_dim: int | None):
-    from baselines import ModelConfig
+    from baselines import ModelConfig  # loads TensorFlow: only when a model is needed
 
     return ModelConfig(vocab_size=vocab_size, max_len=max_len, lexicon_dim=lexicon_dim or _all_lexicons_width())
 
 
 def _all_lexicons_width() -> int:
-    from preprocessing.lexicons import LEXICONS
-
     return sum(len(lexicon.features) for lexicon in LEXICONS)
 
 
@@ -43,7 +42,7 @@ def models() -> None:
 @json_option
 def list_models(vocab_size: int, max_len: int, lexicon_dim: int | None, as_json: bool) -> None:
     """Every model with its paper, inputs, default dropout and parameter count."""
-    from baselines import MODELS, build_model
+    from baselines import MODELS, build_model  # loads TensorFlow: only when a model is needed
 
     config = _config(vocab_size, max_len, lexicon_dim)
     rows = []
@@ -66,7 +65,7 @@ def list_models(vocab_size: int, max_len: int, lexicon_dim: int | None, as_json:
 @_size_options
 def summary(name: str, vocab_size: int, max_len: int, lexicon_dim: int | None) -> None:
     """The Keras summary of model NAME."""
-    from baselines import MODELS, build_model
+    from baselines import MODELS, build_model  # loads TensorFlow: only when a model is needed
 
     MODELS.get(name)  # an unknown name fails here, before the configuration is built
     model = build_model(name, _config(vocab_size, max_len, lexicon_dim))

@@ -39,7 +39,7 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
     runs with other settings are stored under a name that lists what changed.
     """
-    from experiments.runs.training import train_run
+    from experiments.runs.training import train_run  # loads TensorFlow: only when a command trains
 
     config = train_config(options, quick)
     preprocess_given = pop_preprocess_options(options)
@@ -74,7 +74,7 @@ def _summary(test: dict) -> str:
 @click.pass_context
 def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs)."""
-    from experiments.runs.inference import evaluate_run, load_run
+    from experiments.runs.inference import evaluate_run, load_run  # loads TensorFlow: only when a command loads a model
 
     results = []
     for directory in map(Path, run_dirs):
@@ -97,7 +97,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
 @click.pass_context
 def predict(ctx, run_directory, texts, input_file, as_json):
     """Print the probability and label a trained run gives each text."""
-    from experiments.runs.inference import load_run
+    from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
 
     texts = list(texts)
     if input_file:

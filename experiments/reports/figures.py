@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from experiments.reports.cross import MATRIX_METRICS, matrix
 from experiments.reports.table import shown_metrics
@@ -35,10 +36,10 @@ METRIC_LABELS = {"f1_sarcastic": "F1 (sarcastic)", "precision_sarcastic": "preci
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # matplotlib: only when drawing
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # matplotlib: only when drawing
 
     return plt
 
@@ -118,7 +119,6 @@ def _series(cells: list[dict], metric: str, label: str) -> tuple[str, list[float
 
 def precision_recall(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, the precision-recall curve of P(sarcastic) on the test split (first seed), its operating point."""
-    from sklearn.metrics import average_precision_score, precision_recall_curve
 
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6, 5))  # the legend goes to the right of the curves
@@ -201,7 +201,7 @@ def _run_count(cell: dict, runs: list[Path]) -> str:
 def training_curves(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """Per model, loss (top) and F1 (bottom) per epoch on train and validation data, one line per seed."""
     plt = _pyplot()
-    from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D  # matplotlib: only when drawing
     from matplotlib.ticker import MaxNLocator
 
     cells = [c for c in cells if any(read_history(r) for r in _runs(c))]
@@ -258,7 +258,7 @@ def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
 def cross_heatmap(result: dict, model: str, path: Path) -> Path:
     """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side."""
     plt = _pyplot()
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # matplotlib: only when drawing
 
     corpora = result["corpora"]
     size = len(corpora)

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binomtest
 
 from experiments.runs.store import Predictions
 from preprocessing.errors import IsarcasmError
@@ -157,7 +158,6 @@ def mcnemar(gold: np.ndarray, predicted_a: np.ndarray, predicted_b: np.ndarray) 
 
     ``detail`` is (right only by A, right only by B); delta is the accuracy difference.
     """
-    from scipy.stats import binomtest
 
     gold, predicted_a, predicted_b = map(np.asarray, (gold, predicted_a, predicted_b))
     right_a, right_b = predicted_a == gold, predicted_b == gold

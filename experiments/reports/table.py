@@ -107,17 +107,30 @@ def comparison_markdown(base: dict, other: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_ids(cell: dict) -> list[tuple[int, int | None]]:
+    """(seed, fold) of each of the cell's runs, in the order of its ``runs`` and metric values.
+
+    Results files written before cells stored ``run_ids`` name them only in the runs' paths
+    (``.../fold-K/seed-N``, K counted from 1), so those are read from there.
+    """
+    if "run_ids" in cell:
+        return [(run["seed"], run["fold"]) for run in cell["run_ids"]]
+    ids = []
+    for run in cell.get("runs", []):
+        parts = {part.split("-")[0]: int(part.split("-")[1]) for part in Path(run).parts
+                 if part.startswith(("seed-", "fold-")) and part.split("-")[1].isdigit()}
+        ids.append((parts.get("seed"), parts["fold"] - 1 if "fold" in parts else None))
+    return ids
+
+
 def _paired_wins(mine: dict, their: dict, metric: str) -> str:
     """'k/n': of the n runs both cells have for the same seed and fold, the k where ``their`` scored higher."""
     def by_run(cell):
-        runs, values = cell.get("runs", []), cell["metrics"][metric].get("values", [])
-        if len(runs) != len(values):
-            return {}
-        return {tuple(part for part in Path(run).parts if part.startswith(("seed-", "fold-"))): value
-                for run, value in zip(runs, values)}
+        ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
+        return dict(zip(ids, values)) if len(ids) == len(values) else {}
 
     ours, theirs = by_run(mine), by_run(their)
-    shared = [key for key in ours if key and key in theirs]
+    shared = [key for key in ours if key[0] is not None and key in theirs]
     return f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}" if shared else "—"
 
 

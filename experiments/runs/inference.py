@@ -52,13 +52,13 @@ class TrainedRun:
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> np.ndarray:
         """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty."""
-        from baselines import main_output
+        from baselines import main_output  # loads TensorFlow: only when a model is needed
 
         return main_output(self.model.predict(self.inputs.build(texts, contexts), batch_size=256, verbose=0))
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
-    from baselines import load_model
+    from baselines import load_model  # loads TensorFlow: only when a model is needed
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     if not is_finished(directory):

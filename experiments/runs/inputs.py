@@ -18,6 +18,7 @@ import numpy as np
 
 from experiments.runs.store import INPUTS, inputs_file
 from preprocessing.config import PreprocessConfig
+from preprocessing.lexicons import LexiconFeaturizer, tweet_tokens
 from preprocessing.pipeline import Preprocessor, max_len_for
 from preprocessing.vocab import PAD_ID
 
@@ -88,8 +89,6 @@ class ModelInputs:
         return out
 
     def _lexicon_features(self, texts: list[str]) -> np.ndarray:
-        from preprocessing.lexicons import LexiconFeaturizer, tweet_tokens
-
         if self._lexicons is None:
             self._lexicons = LexiconFeaturizer.from_data_dir(self.data_dir)
         return self._lexicons.transform(tweet_tokens(texts))

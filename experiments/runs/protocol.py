@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from sklearn.model_selection import train_test_split
+
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset, Record
 
@@ -132,7 +134,6 @@ def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
     data drawn with the run's seed.  With ``fold`` (0-based), the corpus'
     official cross-validation fold gives train and test instead of its splits.
     """
-    from sklearn.model_selection import train_test_split
 
     splits = dataset.splits
     if fold is not None:

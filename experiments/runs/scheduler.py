@@ -10,7 +10,7 @@ two single-threaded runs side by side trained 1.5 times as many examples per
 second as one run with two threads (an LSTM epoch on iSarcasm: 40 ms a step
 with one thread, 30 ms with two).  ``--jobs N`` starts N worker processes
 (spawned: TensorFlow must not be forked), gives each cores/N threads, and hands
-them runs.  Each run is still one :func:`training.train_run` with its own seed,
+them runs.  Each run is still one :func:`experiments.runs.training.train_run` with its own seed,
 so it writes the same files and is reused the same way as when trained alone.
 """
 from __future__ import annotations
@@ -100,7 +100,7 @@ class LocalExecutor:
             for index, task in enumerate(tasks):
                 finished(index, train_task(task, datasets[task.corpus], self.verbose))
             return
-        from baselines.plugins import plugin_files
+        from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
 
         threads = max(1, cores() // self.jobs)
         pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
@@ -119,7 +119,7 @@ def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
     os.environ.update(TF_NUM_INTRAOP_THREADS=str(threads), TF_NUM_INTEROP_THREADS="1", OMP_NUM_THREADS=str(threads))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     logging.basicConfig(level=log_level, format="warning: %(message)s")
-    from baselines.plugins import load_plugins
+    from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
 
     load_plugins(plugins)
 

@@ -12,8 +12,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+from sklearn.utils.class_weight import compute_class_weight
 from tqdm import tqdm
 
+from embeddings.matrix import embedding_matrix
+from embeddings.vectors import initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import best_threshold, score
@@ -36,6 +39,7 @@ from experiments.runs.store import (
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
+from preprocessing.lexicons import LEXICON_TOKENS
 from preprocessing.records import Dataset, Record
 
 
@@ -52,7 +56,6 @@ def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Pa
         paths = [Path(dataset_name)]
     else:
         paths = [data_dir / f.path for f in CORPORA.get(dataset_name).files]
-    from embeddings.vectors import vectors_path
 
     vectors = vectors_path(train.embeddings, data_dir)  # None: random or word2vec, no file
     return paths if vectors is None else [*paths, vectors]
@@ -72,9 +75,8 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
     A plugin model's origin (its file's sha256, or its package) is part of it,
     so a run of an edited plugin is never taken for the old one.
     """
-    from baselines.plugins import origin
+    from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
     from baselines.registry import MODELS
-    from preprocessing.lexicons import LEXICON_TOKENS
 
     plugin = {"model_source": origin(model)} if origin(model) else {}
     spec = MODELS.get(model)
@@ -125,7 +127,7 @@ def aux_targets(dataset: Dataset, records: list[Record], tasks: dict[str, tuple[
 
 def set_determinism(seed: int) -> None:
     """Same seed, same numbers on CPU: seed every generator and ask TF for deterministic ops."""
-    import keras
+    import keras  # loads TensorFlow: only when a model is needed
     import tensorflow as tf
 
     keras.utils.set_random_seed(seed)
@@ -154,7 +156,7 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
     ``directory``.  ``fold`` (0-based) trains and tests on an official cross-validation fold
     instead of the corpus' splits.
     """
-    from baselines.registry import MODELS
+    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     spec = MODELS.get(model)
     preprocess = preprocess or PreprocessConfig(language=dataset.language)
@@ -215,7 +217,7 @@ class _Data:
 
 def _inputs(plan: _Plan) -> _Data:
     """Fit the inputs on the training split and build every split's inputs and targets."""
-    from baselines.config import MAIN_OUTPUT
+    from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
 
     dataset, spec, splits, train, preprocess = plan.dataset, plan.spec, plan.splits, plan.train, plan.preprocess
     parts = {"train": splits.train, "validation": splits.validation, "test": splits.test}
@@ -243,12 +245,10 @@ def _inputs(plan: _Plan) -> _Data:
 def _compile(plan: _Plan, data: _Data, verbose: int):
     """The model, built on the initial word vectors and compiled with the loss and selection metric;
     also its resolved configuration and the vectors' coverage of the vocabulary."""
-    import keras
+    import keras  # loads TensorFlow: only when a model is needed
 
     from baselines import build_model
     from baselines.config import MAIN_OUTPUT, ModelConfig
-    from embeddings.matrix import embedding_matrix
-    from embeddings.vectors import initial_vectors
     from experiments.runs.selection import selection_metric
 
     dataset, spec, train, seed = plan.dataset, plan.spec, plan.train, plan.seed
@@ -276,7 +276,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
 def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbose: int,
                     tensorboard: bool) -> tuple[dict, int]:
     """Fit for ``train.epochs`` and keep the selected epoch's weights; the test split is not seen here."""
-    import keras
+    import keras  # loads TensorFlow: only when a model is needed
 
     from baselines.config import MAIN_OUTPUT
     from experiments.runs.selection import KeepBestEpoch
@@ -302,7 +302,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, h
            coverage, started: float) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
-    from baselines import main_output
+    from baselines import main_output  # loads TensorFlow: only when a model is needed
 
     dataset, train, multi_label = plan.dataset, plan.train, plan.dataset.multi_label
     probabilities = {name: main_output(network.predict(data.x[name], batch_size=256, verbose=0))
@@ -345,7 +345,6 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, h
 
 def class_weights(labels: list[int], num_classes: int) -> dict[int, float]:
     """Inverse-frequency weights, n / (classes * count), as scikit-learn's "balanced"."""
-    from sklearn.utils.class_weight import compute_class_weight
 
     classes = np.arange(num_classes)
     return dict(zip(classes.tolist(), compute_class_weight("balanced", classes=classes, y=np.asarray(labels)).tolist()))
@@ -354,7 +353,7 @@ def class_weights(labels: list[int], num_classes: int) -> dict[int, float]:
 def main_head_names(history: dict) -> dict:
     """Keras logs a multi-task model's main head as ``label_f1``/``val_label_f1``: store them as
     ``f1``/``val_f1``, the names every run's history uses (the per-head losses keep theirs)."""
-    from baselines.config import MAIN_OUTPUT
+    from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
 
     prefix = f"{MAIN_OUTPUT}_f1"
     return {key.replace(prefix, "f1") if key.endswith(prefix) else key: values for key, values in history.items()}

@@ -33,6 +33,7 @@ from experiments.runs.training import expected_hash
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.experiment import Cell, Experiment, load_experiment
+from experiments.studies.reproduce import run_experiment
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
@@ -50,7 +51,7 @@ class BenchCell:
 
 def classic_models(exclude: str | None = None) -> list[str]:
     """The built-in models (not plugins), without ``exclude``."""
-    from baselines.plugins import origin
+    from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
     from baselines.registry import MODELS
 
     return [name for name in MODELS.names() if origin(name) is None and name != exclude]
@@ -66,7 +67,7 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
     commands suggested for missing runs start and end (``isarcasm`` and global options, then the
     training options to repeat so they make runs of the same protocol).
     """
-    from baselines.registry import MODELS
+    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     MODELS.get(model)
     for name in against or ():
@@ -101,7 +102,6 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
            corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
     """The model in every corpus of a table experiment, beside the classic runs stored for that experiment."""
-    from experiments.studies.reproduce import run_experiment
 
     experiment = load_experiment(name)
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]

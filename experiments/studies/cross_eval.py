@@ -1,7 +1,7 @@
 """Cross-dataset evaluation: train on one corpus, test on every corpus' test split.
 
 Each (model, training corpus, seed) is one ordinary training run under the
-protocol of :func:`training.train_run`.  A run is reused wherever it already
+protocol of :func:`experiments.runs.training.train_run`.  A run is reused wherever it already
 exists with the same configuration hash: first under ``runs/cross/``, then
 under any other experiment of the store, such as the table reproductions
 (the hash does not depend on the experiment's name, so an equal hash is the
@@ -9,7 +9,7 @@ same run).  Only runs found nowhere are trained, under ``runs/cross/``.
 
 A run is then evaluated on every corpus with its own vocabulary and
 preprocessing (unseen words become ``<unk>``), as a deployed model would see
-new data (:func:`inference.evaluate_run`, saved in ``<run>/evaluations/``).
+new data (:func:`experiments.runs.inference.evaluate_run`, saved in ``<run>/evaluations/``).
 The diagonal (test split of the training corpus) is the run's own test result.
 
 Results: ``results/cross.{json,csv,md}`` and ``results/cross/heatmap-<model>.png``
@@ -141,12 +141,7 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
 def cross_cells(models: list[str], corpora: list[str], seeds: list[int], settings: Settings,
                 train_missing: bool = True) -> tuple[list[CrossCell], list[dict]]:
     """Every (model, train corpus, test corpus) cell, and the runs that are missing (when not trained)."""
-    from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
-
-    for model in models:  # an unknown name, or one without a context variant, fails before anything is trained
-        if not MODELS.get(model).reads_context and settings.train.context != "none":
-            raise IsarcasmError(f"--context: {model} also reads features other than tokens and has no context "
-                                "variant; choose other models with --models")
+    models = settings.trainable(models)  # an unknown name fails before anything is trained
     datasets = [settings.dataset(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
     if len(classes) > 1:

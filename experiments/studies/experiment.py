@@ -2,7 +2,7 @@
 
 A cell is a (corpus, model) pair with optional reference numbers:
 ``published = {metric, value, source}`` and ``isarcasm_impl = {metric: value, ...}``.
-Experiments ship in ``experiments/tables/`` (``table6``, ``table7``); a path
+Experiments ship in ``experiments/studies/tables/`` (``table6``, ``table7``); a path
 to any TOML file with the same layout works too.
 """
 from __future__ import annotations

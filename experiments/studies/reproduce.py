@@ -1,6 +1,6 @@
 """Running an experiment's cells over seeds and aggregating them.
 
-Every (cell, seed) is one :func:`training.train_run`; finished runs with the
+Every (cell, seed) is one :func:`experiments.runs.training.train_run`; finished runs with the
 same configuration are reused, so an interrupted reproduction resumes where it
 stopped.  Aggregates go to ``results/<experiment>.{json,csv,md}`` (see
 :mod:`experiments.reports.table`).
@@ -29,21 +29,6 @@ from preprocessing.errors import IsarcasmError
 log = logging.getLogger("isarcasm")
 
 
-def with_context_variant(cells: list[Cell]) -> list[Cell]:
-    """The cells whose model has a ``--context`` variant.  The others are left out with a warning
-    before any training, rather than failing after the other models' runs."""
-    from baselines.registry import MODELS
-
-    kept = [cell for cell in cells if MODELS.get(cell.model).reads_context]
-    for model in dict.fromkeys(cell.model for cell in cells if cell not in kept):
-        log.warning(f"{model} left out: --context needs a model that reads tokens alone, and {model} also "
-                    "reads other features")
-    if cells and not kept:
-        raise IsarcasmError("--context: none of the chosen models reads tokens alone; leave out --context or "
-                            "choose such models with --models")
-    return kept
-
-
 def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
@@ -55,9 +40,8 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     variant = train.variant(experiment.protocol())
     name = settings.experiment(experiment.name, experiment.protocol())
     started = time.time()
-    model_cells = [c for c in experiment.cells if not c.is_human]
-    if train.context != "none":
-        model_cells = with_context_variant(model_cells)
+    trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)))
+    model_cells = [c for c in experiment.cells if c.model in trainable]
     tasks, owners, runs_of = [], [], {}
     for cell in model_cells:
         dataset = settings.dataset(cell.corpus)
@@ -77,8 +61,8 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = _summarise(cell, settings.dataset(cell.corpus), [results[i] for i in mine], seeds,
-                                             train)
+            summaries[cell.key] = _summarise(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
+                                             [tasks[i] for i in mine], seeds, train)
             tqdm.write(_one_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
@@ -102,9 +86,10 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     return result
 
 
-def _summarise(cell: Cell, dataset, runs: list, seeds: list[int], train: TrainConfig) -> dict:
+def _summarise(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
     """A cell's aggregate over its runs, with the operating point (binary) or per-class F1."""
     summary = aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+    summary["run_ids"] = [{"seed": task.seed, "fold": task.fold} for task in tasks]  # beside "runs", in order
     summary["reused_runs"] = sum(r.skipped for r in runs)
     if cell.folds:
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed

@@ -6,13 +6,17 @@ store runs under exactly the same rules (and a new option is added once).
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import LocalExecutor
 from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
+
+log = logging.getLogger("isarcasm")
 
 
 @dataclass
@@ -48,3 +52,25 @@ class Settings:
     def executor(self) -> LocalExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
         return LocalExecutor(self.jobs, self.verbose)
+
+    def trainable(self, models: list[str]) -> list[str]:
+        """The models these settings can train, in order; every study applies this one policy.
+
+        With ``--context``, a model without a context variant (one that reads features besides
+        tokens, as Dense-LSTM does) is left out with a warning before anything is trained, rather
+        than failing after the other models' runs; none left is an error.  An unknown name is an
+        error here too.
+        """
+        from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
+
+        specs = [MODELS.get(model) for model in models]
+        if self.train.context == "none":
+            return list(models)
+        kept = [model for model, spec in zip(models, specs) if spec.reads_context]
+        for model in dict.fromkeys(m for m in models if m not in kept):
+            log.warning(f"{model} left out: --context needs a model that reads tokens alone, and {model} also "
+                        "reads other features")
+        if models and not kept:
+            raise IsarcasmError("--context: none of the chosen models reads tokens alone; leave out --context or "
+                                "choose such models with --models")
+        return kept

@@ -1,0 +1,161 @@
+"""The folder tree is the architecture: imports go one way, no module imports itself back.
+
+``experiments/`` has four layers, ``cli`` → ``studies`` → ``reports`` → ``runs``, above the
+packages ``baselines``, ``embeddings`` and ``preprocessing``.  These tests read every module's
+imports with :mod:`ast` (no module is imported), so they also catch imports inside functions.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("experiments", "baselines", "embeddings", "preprocessing")
+#: Higher layers may import lower ones, never the other way round.
+LAYERS = {"experiments.cli": 4, "experiments.studies": 3, "experiments.reports": 2, "experiments.runs": 1,
+          "baselines": 0, "embeddings": 0, "preprocessing": 0}
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_modules(root: Path = ROOT) -> dict[str, Path]:
+    return {module_name(path, root): path for package in PACKAGES for path in (root / package).rglob("*.py")}
+
+
+def imports(name: str, path: Path, known) -> list[tuple[str, int]]:
+    """(imported project module, line) of every import statement in the module, at any depth."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            candidates = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        # "from pkg import module" names the module; "from module import name" the module itself
+        target = next((c for c in candidates if c in known), None)
+        if target and target != name:
+            found.append((target, node.lineno))
+    return found
+
+
+def import_graph(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
+    modules = project_modules(root)
+    return {name: imports(name, path, modules) for name, path in modules.items()}
+
+
+def layer(module: str) -> int | None:
+    return next((rank for prefix, rank in LAYERS.items() if module == prefix or module.startswith(prefix + ".")),
+                None)
+
+
+def upward_imports(graph) -> list[str]:
+    return [f"{module}:{line} imports {target}" for module, targets in graph.items() for target, line in targets
+            if layer(module) is not None and layer(target) is not None and layer(target) > layer(module)]
+
+
+def circles(graph) -> list[list[str]]:
+    """Groups of modules that import each other, directly or through others (Tarjan's algorithm)."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target, _ in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+                on_stack.discard(group[-1])
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_no_layer_imports_a_higher_one():
+    assert upward_imports(import_graph()) == []
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    assert circles(import_graph()) == []
+
+
+def test_every_module_belongs_to_a_layer():
+    assert [m for m in project_modules() if layer(m) is None] == ["experiments"]  # the namespace's own __init__
+
+
+def test_every_import_inside_a_function_says_why_it_is_there():
+    """Imports inside functions are only for start-up time (TensorFlow, matplotlib, ...): each says so."""
+    silent = []
+    for name, path in project_modules().items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            body = getattr(node, "body", None)
+            if not isinstance(node, (ast.FunctionDef, ast.If)) or not isinstance(body, list):
+                continue
+            previous_was_import = False
+            for statement in body:
+                local = isinstance(statement, (ast.Import, ast.ImportFrom)) and statement.col_offset > 0
+                if local and not previous_was_import:
+                    line, before = lines[statement.lineno - 1], lines[statement.lineno - 2]
+                    if "#" not in line and "#" not in before:
+                        silent.append(f"{name}:{statement.lineno}")
+                previous_was_import = local
+    assert silent == []
+
+
+def test_no_test_imports_a_private_name_of_another_module():
+    modules = project_modules()
+    private = []
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module in modules or node.module is None):
+                private += [f"{path.name}:{node.lineno} {alias.name}" for alias in node.names
+                            if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert private == []
+
+
+# --- the checks themselves can fail ---------------------------------------------------------------
+
+@pytest.fixture
+def toy_project(tmp_path):
+    def write(module: str, source: str):
+        path = tmp_path / (module.replace(".", "/") + ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for parent in list(path.parents)[: module.count(".")]:
+            (parent / "__init__.py").touch()
+        path.write_text(source)
+    return tmp_path, write
+
+
+def test_an_upward_import_and_a_circle_are_found(toy_project):
+    root, write = toy_project
+    for package in PACKAGES:
+        (root / package).mkdir(exist_ok=True)
+        (root / package / "__init__.py").touch()
+    write("experiments.runs.store", "def f():\n    from experiments.reports import table  # why\n")
+    write("experiments.reports.table", "from experiments.runs.store import f\n")
+    write("preprocessing.a", "from . import b\n")
+    write("preprocessing.b", "from .a import x\n")
+    graph = import_graph(root)
+    assert upward_imports(graph) == ["experiments.runs.store:2 imports experiments.reports.table"]
+    assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.store"],
+                                      ["preprocessing.a", "preprocessing.b"]]
