@@ -13,12 +13,17 @@ from pathlib import Path
 
 from preprocessing.fileio import content_sha256
 
-PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "spacy", "gensim", "numpy", "scikit-learn", "click")
+PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy", "gensim", "numpy", "scikit-learn",
+            "click")
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
+    """Versions of the packages numbers depend on, and the Keras backend they were computed with
+    (``KERAS_BACKEND``; TensorFlow unless set)."""
+    keras = sys.modules.get("keras")
+    backend = keras.backend.backend() if keras else os.environ.get("KERAS_BACKEND", "tensorflow")
+    versions = {"python": platform.python_version(), "keras_backend": backend}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)

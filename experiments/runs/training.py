@@ -126,15 +126,18 @@ def aux_targets(dataset: Dataset, records: list[Record], tasks: dict[str, tuple[
 
 
 def set_determinism(seed: int) -> None:
-    """Same seed, same numbers on CPU: seed every generator and ask TF for deterministic ops."""
-    import keras  # loads TensorFlow: only when a model is needed
-    import tensorflow as tf
+    """Same seed, same numbers on CPU: seed every generator (Python, NumPy and the Keras backend's)
+    and, on TensorFlow, ask for deterministic ops.  The other backends need no TensorFlow."""
+    import keras  # loads the Keras backend: only when a model is needed
 
     keras.utils.set_random_seed(seed)
-    try:
-        tf.config.experimental.enable_op_determinism()
-    except (AttributeError, RuntimeError):
-        pass
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf  # the backend keras has just loaded
+
+        try:
+            tf.config.experimental.enable_op_determinism()
+        except (AttributeError, RuntimeError):
+            pass
 
 
 def targets(dataset: Dataset, records: list[Record]) -> np.ndarray:
