@@ -19,8 +19,9 @@ from .config import MAIN_OUTPUT, ModelConfig
 
 
 def tokens_input(config: ModelConfig):
-    """Padded token ids, (batch, max_len) int32."""
-    return keras.Input(shape=(config.max_len,), dtype="int32", name="tokens")
+    """Padded token ids, (batch, length) int32: ``max_len`` for training, shorter for a batch
+    cut to its longest text (see :mod:`baselines.batching`)."""
+    return keras.Input(shape=(None,), dtype="int32", name="tokens")
 
 
 def lexicon_input(config: ModelConfig):
@@ -31,8 +32,8 @@ def lexicon_input(config: ModelConfig):
 
 
 def context_input(config: ModelConfig):
-    """Padded token ids of the dialogue context before the text, (batch, context_len) int32."""
-    return keras.Input(shape=(config.context_len,), dtype="int32", name="context")
+    """Padded token ids of the dialogue context before the text, (batch, length) int32, like the tokens."""
+    return keras.Input(shape=(None,), dtype="int32", name="context")
 
 
 #: Every input a model may name in its spec, with the factory that declares it.

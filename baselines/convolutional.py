@@ -22,13 +22,14 @@ def convolution_features(encoded: Encoded, config: ModelConfig, widths: tuple[in
     return pooled[0] if len(pooled) == 1 else layers.Concatenate(name="features")(pooled)
 
 
-@register_model("cnn", paper="CNN, 100 filters of width 3 + dense layer (Kim 2014)", dropout=KIM_DROPOUT)
+@register_model("cnn", paper="CNN, 100 filters of width 3 + dense layer (Kim 2014)", dropout=KIM_DROPOUT,
+                cost=0.4)
 def cnn(encoded: Encoded, config: ModelConfig):
     features = convolution_features(encoded, config, (3,))
     return layers.Dense(config.hidden, activation="relu", name="dense")(features)
 
 
 @register_model("3cnn", paper="CNN, widths 3/4/5 x 100 filters (Kim 2014; used by Hazarika et al. 2018)",
-                dropout=KIM_DROPOUT)
+                dropout=KIM_DROPOUT, cost=0.9)
 def three_cnn(encoded: Encoded, config: ModelConfig):
     return convolution_features(encoded, config, (3, 4, 5))

@@ -19,7 +19,7 @@ def lstm(encoded: Encoded, config: ModelConfig):
     return masked_lstm(config.hidden, name="lstm")(encoded.embedded)
 
 
-@register_model("att-lstm", paper="LSTM + additive attention (Yang et al. 2016)")
+@register_model("att-lstm", paper="LSTM + additive attention (Yang et al. 2016)", cost=1.15)
 def attention_lstm(encoded: Encoded, config: ModelConfig):
     """The attention-weighted sum of all LSTM states replaces the last state."""
     states = masked_lstm(config.hidden, name="lstm", return_sequences=True)(encoded.embedded)
@@ -27,7 +27,7 @@ def attention_lstm(encoded: Encoded, config: ModelConfig):
 
 
 @register_model("dense-lstm", paper="Densely connected LSTM + lexicon features (Wu et al. 2018, THU_NGN)",
-                inputs=("tokens", "lexicon"), dropout=0.3, multitask=True)
+                inputs=("tokens", "lexicon"), dropout=0.3, multitask=True, cost=6.4)
 def dense_lstm(encoded: Encoded, config: ModelConfig):
     """Each LSTM layer reads the embeddings and the outputs of all earlier layers.
 

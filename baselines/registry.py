@@ -42,6 +42,10 @@ class ModelSpec:
     #: Trained with one extra softmax head per auxiliary task of the corpus, when it has
     #: any (``Dataset.aux_labels``), as Wu et al.'s (2018) multi-task Dense-LSTM.
     multitask: bool = False
+    #: Training time per example relative to the LSTM's (1.0): for the built-in models, the
+    #: median ``train_seconds`` of their Table 7 runs (docs/results/table7.json).  It only orders a sweep's runs, most expensive first,
+    #: so that ``--jobs`` workers finish together instead of one waiting on a long last run.
+    cost: float = 1.0
 
     @property
     def reads_context(self) -> bool:
@@ -59,14 +63,14 @@ MODELS: Registry[ModelSpec] = Registry("model")
 
 
 def register_model(name: str, paper: str, inputs: tuple[str, ...] = ("tokens",), dropout: float = 0.0,
-                   multitask: bool = False):
+                   multitask: bool = False, cost: float = 1.0):
     """Decorator registering an encoder builder as model ``name``; returns the builder unchanged."""
     unknown = [i for i in inputs if i not in INPUTS]
     if "tokens" not in inputs or unknown:
         raise ValueError(f"model {name!r}: inputs must include 'tokens' and be among {sorted(INPUTS)}, got {inputs}")
 
     def decorate(builder: Callable) -> Callable:
-        MODELS.add(name, ModelSpec(name, paper, builder, tuple(inputs), dropout, multitask))
+        MODELS.add(name, ModelSpec(name, paper, builder, tuple(inputs), dropout, multitask, cost))
         return builder
 
     return decorate

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from baselines import MODELS, ModelConfig, build_model, load_model, register_model
+from baselines.batching import predict_by_length, used_length
 from baselines.layers import MaskedGlobalAveragePooling1D
 from preprocessing.errors import IsarcasmError
 
@@ -89,6 +90,35 @@ def test_padding_does_not_change_the_prediction(name):
     reference = short.predict(model_inputs(name, pad(MASKING_TEXTS, 12), lexicon), verbose=0)
     for tokens in (pad(MASKING_TEXTS, 30), pad(MASKING_TEXTS, 30, pre=True)):
         np.testing.assert_allclose(long.predict(model_inputs(name, tokens, lexicon), verbose=0), reference, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batches_cut_to_their_longest_text_give_the_same_probabilities(name):
+    """Per-batch padding: length-sorted batches cut to their own longest text give every text the
+    probabilities of full-length batches, in the original row order (an all-padding row included)."""
+    model = build_model(name, small_config(max_len=30, aux_heads={"kind": 3} if name == "dense-lstm" else {}))
+    rng = np.random.default_rng(2)
+    texts = [list(rng.integers(3, VOCAB, size=n)) for n in rng.integers(1, 31, size=23)] + [[]]
+    inputs = model_inputs(name, pad(texts, 30), rng.normal(size=(len(texts), LEXICON_DIM)).astype("float32"))
+    full = model.predict(inputs, batch_size=5, verbose=0)
+    cut = predict_by_length(model, inputs, batch_size=5)
+    assert keras.tree.flatten(cut)[0].shape == keras.tree.flatten(full)[0].shape
+    for expected, got in zip(keras.tree.flatten(full), keras.tree.flatten(cut)):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_used_length_is_the_position_after_the_last_word():
+    ids = np.array([[3, 4, 0, 0], [0, 0, 0, 0], [5, 0, 6, 0], [1, 1, 1, 1]])
+    assert used_length(ids).tolist() == [2, 0, 3, 4]
+
+
+def test_a_model_with_a_fixed_input_length_gets_full_length_batches():
+    """Runs saved before inputs took any length still predict (their batches are not cut)."""
+    tokens = keras.Input(shape=(10,), dtype="int32", name="tokens")
+    pooled = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(VOCAB, 4, mask_zero=True)(tokens))
+    model = keras.Model({"tokens": tokens}, keras.layers.Dense(2, activation="softmax")(pooled))
+    inputs = {"tokens": SAMPLE}
+    np.testing.assert_array_equal(predict_by_length(model, inputs), model.predict(inputs, verbose=0))
 
 
 @pytest.mark.parametrize("name", ["lstm", "att-lstm", "siarn", "miarn", "dense-lstm"])

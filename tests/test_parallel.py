@@ -67,3 +67,20 @@ def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp
         logging.getLogger("isarcasm").warning("after loading")
     assert loads == ["toy"]
     assert [r.getMessage() for r in caplog.records] == ["after loading"]  # silenced while loading only
+
+
+def test_workers_take_the_most_expensive_runs_first(tmp_path):
+    """Longest processing time first: Dense-LSTM before the LSTM before the CNN, a larger corpus
+    before a smaller one, so no worker is left with a long run after the others are done."""
+    from experiments.runs import scheduler
+    from experiments.runs.protocol import TrainConfig
+    from preprocessing.records import Dataset, Record
+
+    def corpus(name, size):
+        return Dataset(name, "en", ("no", "yes"), [Record(str(i), "text", 0, "train") for i in range(size)])
+
+    datasets = {"small": corpus("small", 100), "large": corpus("large", 1000)}
+    tasks = [scheduler.RunTask(name, (), tmp_path, model, 0, tmp_path / name / model, TrainConfig())
+             for name, model in [("small", "cnn"), ("small", "lstm"), ("large", "cnn"), ("small", "dense-lstm")]]
+    order = [(tasks[i].corpus, tasks[i].model) for i in scheduler.by_cost(tasks, datasets)]
+    assert order == [("small", "dense-lstm"), ("large", "cnn"), ("small", "lstm"), ("small", "cnn")]

@@ -105,7 +105,7 @@ def predict(ctx, run_directory, texts, input_file, as_json):
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
     run = load_run(Path(run_directory), data_dir(ctx))
-    probabilities = run.probabilities(texts)
+    probabilities = run.probabilities(texts, by_length=True)
     rows = [{"text": t, "label": label, "probabilities": dict(zip(run.label_names, map(float, p)))}
             for t, label, p in zip(texts, run.labels(probabilities), probabilities)]
     if as_json:

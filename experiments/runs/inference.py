@@ -50,11 +50,22 @@ class TrainedRun:
                     for row in probabilities]
         return [self.label_names[int(k)] for k in predict_labels(probabilities, threshold)]
 
-    def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> np.ndarray:
-        """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty."""
-        from baselines import main_output  # loads TensorFlow: only when a model is needed
+    def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
+                      by_length: bool = False) -> np.ndarray:
+        """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty.
 
-        return main_output(self.model.predict(self.inputs.build(texts, contexts), batch_size=256, verbose=0))
+        ``by_length`` predicts length-sorted batches cut to their longest text
+        (:func:`baselines.batching.predict_by_length`): about 3 times faster on tweets, with
+        probabilities that may differ from the full-length batches' in the last bit (1e-7).
+        Evaluations, whose numbers are reported, keep the full-length batches.
+        """
+        from baselines import main_output  # loads TensorFlow: only when a model is needed
+        from baselines.batching import predict_by_length  # the same: only when a model is needed
+
+        inputs = self.inputs.build(texts, contexts)
+        if by_length:
+            return main_output(predict_by_length(self.model, inputs, batch_size=256))
+        return main_output(self.model.predict(inputs, batch_size=256, verbose=0))
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:

@@ -12,6 +12,10 @@ with one thread, 30 ms with two).  ``--jobs N`` starts N worker processes
 (spawned: TensorFlow must not be forked), gives each cores/N threads, and hands
 them runs.  Each run is still one :func:`experiments.runs.training.train_run` with its own seed,
 so it writes the same files and is reused the same way as when trained alone.
+
+Workers take the runs most expensive first (:func:`by_cost`): Dense-LSTM runs
+take 15 times a CNN's, and a sweep whose last run is a long one leaves the
+other workers idle while it finishes.
 """
 from __future__ import annotations
 
@@ -52,6 +56,22 @@ class RunTask:
 
 def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def by_cost(tasks: list[RunTask], datasets: dict[str, Dataset]) -> list[int]:
+    """Task indices, the longest expected training first (longest processing time first): the
+    model's relative cost (``ModelSpec.cost``) times its training examples and epochs.  Only the
+    order in which runs start changes; each run's numbers do not depend on it."""
+    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+
+    def cost(index: int) -> float:
+        task = tasks[index]
+        examples = len(datasets[task.corpus].records)
+        if task.train.max_train is not None:
+            examples = min(examples, task.train.max_train)
+        return MODELS.get(task.model).cost * examples * task.train.epochs
+
+    return sorted(range(len(tasks)), key=cost, reverse=True)
 
 
 def train_task(task: RunTask, dataset: Dataset, verbose: int) -> RunResult:
@@ -107,7 +127,7 @@ class LocalExecutor:
                                    initializer=_start_worker,
                                    initargs=(threads, plugin_files(), logging.getLogger().level))
         try:
-            futures = {pool.submit(_train_in_worker, task): index for index, task in enumerate(tasks)}
+            futures = {pool.submit(_train_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
             for future in as_completed(futures):
                 finished(futures[future], future.result())
         finally:
