@@ -9,7 +9,7 @@ training and validation, the final validation/test prediction, and saving.
 
 Usage::
 
-    python speed/run_profile.py --corpus isarcasm --model siarn --seed 0 [--runs 2]
+    python speed/run_profile.py --corpus isarcasm --model siarn --seed 0 [--runs 2] [--batching bucket]
 
 ``--runs 2`` trains a second run of the next seed in the same process, which
 shows what a worker process that keeps its imports and caches pays per run.
@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=1, help="runs trained one after another in this process")
     parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--batching", default="shuffled", help="shuffled (the paper's) or bucket (a variant)")
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("ISARCASM_DATA", "../shared/data")))
     args = parser.parse_args()
     instrument()
@@ -110,7 +111,7 @@ def main() -> None:
         seed = args.seed + run
         started = time.perf_counter()
         result = training.train_run(dataset, args.model, seed, store / f"seed-{seed}", args.data_dir,
-                                    training.TrainConfig(epochs=args.epochs), verbose=0)
+                                    training.TrainConfig(epochs=args.epochs, batching=args.batching), verbose=0)
         total = time.perf_counter() - started
         fit_train = [t for t, _ in EPOCHS]
         fit_validation = [v for _, v in EPOCHS]

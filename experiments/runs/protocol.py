@@ -23,6 +23,9 @@ CONTEXTS = ("none", "last", "all")
 #: too, for corpora whose task metric it is (KoCoSa): on a mostly sarcastic validation slice the
 #: sarcastic-class F1 favours epochs that label nearly everything sarcastic.
 SELECT_ON = ("default", "macro-f1")
+#: How training texts are batched: "shuffled" (Keras' shuffled batches, padded to max_len: the paper's)
+#: or "bucket" (texts of similar length together, each batch cut to its longest text: faster, a variant).
+BATCHINGS = ("shuffled", "bucket")
 
 
 def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
@@ -59,6 +62,9 @@ class TrainConfig:
     select_on: str = _setting("default", "The validation F1 that --selection best maximises: default is the "
                               "sarcastic class's (macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a "
                               "named variant).", SELECT_ON, added_later=True)
+    batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
+                             "batches of texts of similar length, each cut to its longest text (about twice as fast "
+                             "for recurrent models on tweets; a named variant).", BATCHINGS, added_later=True)
 
     def __post_init__(self):
         if self.selection not in SELECTIONS:
@@ -67,6 +73,8 @@ class TrainConfig:
             raise IsarcasmError(f"unknown class weight '{self.class_weight}' (use one of: {', '.join(CLASS_WEIGHTS)})")
         if self.context not in CONTEXTS:
             raise IsarcasmError(f"unknown context '{self.context}' (use one of: {', '.join(CONTEXTS)})")
+        if self.batching not in BATCHINGS:
+            raise IsarcasmError(f"unknown batching '{self.batching}' (use one of: {', '.join(BATCHINGS)})")
         if self.select_on not in SELECT_ON:
             raise IsarcasmError(f"unknown selection metric '{self.select_on}' (use one of: {', '.join(SELECT_ON)})")
         if not 0 < self.validation_fraction < 1:

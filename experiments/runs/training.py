@@ -281,6 +281,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbos
     """Fit for ``train.epochs`` and keep the selected epoch's weights; the test split is not seen here."""
     import keras  # loads TensorFlow: only when a model is needed
 
+    from baselines.batching import LengthBuckets
     from baselines.config import MAIN_OUTPUT
     from experiments.runs.selection import KeepBestEpoch
 
@@ -292,9 +293,15 @@ def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbos
                                                                  writer.directory.name)))
     num_classes = data.y["train"].shape[1]
     weights = class_weights(data.y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
-    history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size,
-                          epochs=train.epochs, validation_data=(data.x["validation"], data.y_fit["validation"]),
-                          callbacks=callbacks, verbose=verbose, shuffle=True, class_weight=weights)
+    validation = (data.x["validation"], data.y_fit["validation"])
+    if train.batching == "bucket":
+        batches = LengthBuckets(data.x["train"], data.y_fit["train"], train.batch_size, plan.seed)
+        history = network.fit(batches, epochs=train.epochs, validation_data=validation, callbacks=callbacks,
+                              verbose=verbose, class_weight=weights)
+    else:
+        history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size,
+                              epochs=train.epochs, validation_data=validation, callbacks=callbacks, verbose=verbose,
+                              shuffle=True, class_weight=weights)
     if train.selection == "best":
         network.set_weights(keeper.weights)
         return history.history, keeper.epoch
