@@ -91,10 +91,10 @@ def main() -> None:
                 ids = [node.node_id[:12] for node in cluster.list_all_nodes()]
                 print(f"two-node cluster at {cluster.address}: nodes {', '.join(ids)}")
                 seconds = sweep(args, Path(tmp) / "two-nodes", "--executor", "ray", "--address", cluster.address)
-                for run, node, pid in nodes_of(Path(tmp) / "two-nodes" / "runs"):
+                rows = nodes_of(Path(tmp) / "two-nodes" / "runs")
+                for run, node, pid in rows:
                     print(f"  {run}: node {node} (worker pid {pid})")
-                print(f"  {seconds:.1f} s; runs on {len({row[1] for row in nodes_of(Path(tmp) / 'two-nodes' / 'runs')})}"
-                      " node(s)")
+                print(f"  {seconds:.1f} s; runs on {len({row[1] for row in rows})} node(s)")
             finally:
                 cluster.shutdown()
 

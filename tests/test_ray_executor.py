@@ -191,6 +191,17 @@ def test_without_ray_executor_ray_stops_with_one_line(tmp_path, monkeypatch):
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("options, message", [
+    (["--executor", "ray", "--jobs", "2"], "--jobs is for --executor local"),
+    (["--address", "auto"], "are for --executor ray"),
+    (["--gpus-per-run", "1"], "are for --executor ray"),
+])
+def test_options_of_the_other_executor_stop_with_one_line(tmp_path, options, message):
+    result = CliRunner().invoke(main, ["reproduce", str(experiment_file(tmp_path)), "--quick", *options,
+                                       "--output-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1 and message in result.output
+
+
 def test_nothing_imports_ray_without_executor_ray():
     code = ("import sys; from experiments.cli import main; import experiments.studies.reproduce, "
             "experiments.runs.cluster; assert 'ray' not in sys.modules, 'ray imported'")

@@ -34,14 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
 from experiments.runs.scheduler import RunTask
 from experiments.runs.store import RunFiles, RunWriter, is_finished, store_run_files
 from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
 from preprocessing.errors import IsarcasmError
+from preprocessing.lexicons import LexiconFeaturizer
 from preprocessing.records import Dataset
 
-log = logging.getLogger("isarcasm")
 
 INSTALL = "pip install 'isarcasm-baselines[ray]' (or pip install 'ray>=2.9'; from a checkout: pip install -e '.[ray]')"
 #: The project's packages, shipped to every worker with the tasks (no checkout needed there).
@@ -97,7 +98,8 @@ class RayExecutor:
                 finished(index, done)
                 continue
             # A place the run may not take (another configuration's finished run) fails now, not after training.
-            RunWriter(task.directory, config_hash, force=task.force or is_finished(task.directory, config_hash)).abort()
+            force = task.force or is_finished(task.directory, config_hash)
+            RunWriter(task.directory, config_hash, force=force).abort()
             todo.append(index)
         if not todo:
             return
@@ -130,7 +132,7 @@ class RayExecutor:
                 for ref in ready:
                     index = pending.pop(ref)
                     task = tasks[index]
-                    files = _result(ray, ref)
+                    files = _result(ray, ref, task, self.max_retries)
                     directory = store_run_files(task.directory, files, force=task.force)
                     finished(index, RunResult(directory, files.metrics))
         finally:
@@ -146,16 +148,19 @@ def _start(ray, address: str | None) -> None:
         if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
             ray.init(address=address, runtime_env=runtime_env)
         else:
-            ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING, runtime_env=runtime_env)
+            ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+                     runtime_env=runtime_env)
     except ConnectionError as exc:
-        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc}); start one with `ray start --head`") from None
+        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc}); "
+                            "start one with `ray start --head`") from None
     except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the command stops with one line
         raise IsarcasmError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
                             f"{type(exc).__name__}: {exc}") from None
 
 
-def _result(ray, ref) -> RunFiles:
-    """A task's files; its own error (a user error raised on the node) as if raised here."""
+def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:
+    """A task's files; a user error raised on the node as if raised here; a run whose workers kept
+    dying, in one line."""
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
@@ -163,13 +168,15 @@ def _result(ray, ref) -> RunFiles:
         if isinstance(cause, IsarcasmError):
             raise cause from None
         raise
+    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError) as exc:
+        raise IsarcasmError(f"{task.corpus}/{task.model} seed {task.seed}: its Ray worker or node died "
+                            f"{retries + 1} time(s) ({type(exc).__name__}); the runs finished so far are "
+                            "stored, rerun the command to train the rest") from None
 
 
 def _put_shared(ray, tasks: list[RunTask], datasets: dict[str, Dataset]) -> dict:
     """Everything tasks share, each in the object store once: corpora, checksums, vectors, lexicons."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
-    from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
-    from preprocessing.lexicons import LexiconFeaturizer
 
     corpora = {name: ray.put(datasets[name]) for name in dict.fromkeys(t.corpus for t in tasks)}
     checksums = {}

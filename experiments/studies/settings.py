@@ -42,6 +42,15 @@ class Settings:
     gpus_per_run: float = 0
     _datasets: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self):
+        if self.executor_kind == "ray":
+            if self.jobs != 1:
+                raise IsarcasmError("--jobs is for --executor local; with --executor ray, the cluster's CPUs "
+                                    "and --cpus-per-run decide how many runs train at once")
+            import_ray()  # fail now, in one line, rather than after loading the corpora
+        elif self.address is not None or self.cpus_per_run != 1 or self.gpus_per_run != 0:
+            raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
+
     def corpus_options(self, name: str) -> dict:
         """The file-corpus options that apply to corpus ``name``."""
         return corpus_options(name, **self.file_options)
@@ -56,12 +65,6 @@ class Settings:
         """The run-store name of experiment ``base``: its name, then how the training settings differ
         from its protocol (``protocol``; the paper's when None), so variants never mix with it."""
         return "-".join(filter(None, [base, self.train.variant(protocol)]))
-
-    def __post_init__(self):
-        if self.executor_kind == "ray":
-            import_ray()  # fail now, in one line, rather than after loading the corpora
-        elif self.address is not None or self.cpus_per_run != 1 or self.gpus_per_run != 0:
-            raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
 
     def executor(self) -> LocalExecutor | RayExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
