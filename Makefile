@@ -11,13 +11,17 @@ DEMO_ARGS ?=
 # Runs trained at once (see `isarcasm reproduce --help`); the numbers do not depend on it.
 JOBS ?= 2
 
-.PHONY: demo test install data
+.PHONY: demo test install install-ray data
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 install: $(BIN)/python
 	$(PIP) -e .
+
+# `--executor ray` (see README "Running on a cluster").
+install-ray: $(BIN)/python
+	$(PIP) -e '.[ray]'
 
 data: install
 	$(BIN)/isarcasm data fetch all $(if $(DATA_MIRROR),--mirror $(DATA_MIRROR),)
@@ -26,6 +30,7 @@ demo: data
 	$(BIN)/isarcasm data list
 	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
+# The Ray extra too: tests/test_ray_executor.py runs (it skips, with the reason, where Ray is missing).
 test: $(BIN)/python
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[test,ray]'
 	$(BIN)/python -m pytest

@@ -22,6 +22,10 @@ setup(
         "matplotlib>=3.7",
         "scipy>=1.10",
     ],
-    extras_require={"test": ["pytest>=8"]},
+    extras_require={
+        "test": ["pytest>=8"],
+        # --executor ray (experiments/runs/cluster.py); `make test` installs it so its tests run
+        "ray": ["ray>=2.9"],
+    },
     entry_points={"console_scripts": ["isarcasm=experiments.cli:main"]},
 )

@@ -72,10 +72,34 @@ def _numeric(value) -> bool:
     return text.isdigit()
 
 
-#: ``--jobs`` of the commands that train many runs (reproduce, cross-eval, benchmark); see experiments/runs/scheduler.py.
-jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                           help="Runs trained at once, each in its own process with cores/JOBS threads (same "
-                                "numbers; Keras' epoch lines are then not shown).")
+def jobs_option(func):
+    """Where the runs of a command that trains many (reproduce, cross-eval, benchmark) are trained:
+    ``--jobs`` on this machine, or ``--executor ray`` on a Ray cluster (see experiments/runs/scheduler.py
+    and experiments/runs/cluster.py).  The Ray options end up in the command's ``options`` and are
+    taken out by :func:`study_settings`."""
+    for option in reversed([
+        click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Runs trained at once, each in its own process with cores/JOBS threads (same "
+                          "numbers; Keras' epoch lines are then not shown)."),
+        click.option("--executor", "executor_kind", type=click.Choice(EXECUTORS), default="local", show_default=True,
+                     help="local: this machine (--jobs); ray: Ray tasks on a cluster or a Ray started here "
+                          "(pip install -e '.[ray]'); same runs, same numbers."),
+        click.option("--address", default=None,
+                     help="--executor ray: the cluster (auto, host:port, ray://host:10001)  "
+                          "[default: start Ray in this process]"),
+        click.option("--cpus-per-run", type=click.FloatRange(min=0, min_open=True), default=1, show_default=True,
+                     help="--executor ray: CPUs reserved for one run (and its TensorFlow threads)."),
+        click.option("--gpus-per-run", type=click.FloatRange(min=0), default=0, show_default=True,
+                     help="--executor ray: GPUs reserved for one run (fractions share a GPU)."),
+    ]):
+        func = option(func)
+    return func
+
+
+#: ``--executor`` choices.
+EXECUTORS = ("local", "ray")
+#: The options of :func:`jobs_option` that :func:`study_settings` takes out of a command's options.
+EXECUTOR_OPTIONS = ("executor_kind", "address", "cpus_per_run", "gpus_per_run")
 
 
 def split_list(value: str | None) -> list[str] | None:
@@ -154,9 +178,11 @@ def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None
 
 def study_settings(ctx: click.Context, config: TrainConfig, options: dict, output_dir: str, results_dir: str,
                    force: bool, tensorboard: bool, jobs: int) -> Settings:
-    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options."""
+    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options and
+    the executor options of :func:`jobs_option` (taken out here)."""
+    executor = {name: options.pop(name) for name in EXECUTOR_OPTIONS if name in options}
     return Settings(data_dir(ctx), Path(output_dir), Path(results_dir), config, options, force=force,
-                    tensorboard=tensorboard, jobs=jobs)
+                    tensorboard=tensorboard, jobs=jobs, **executor)
 
 
 # --- preprocessing options ----------------------------------------------------------------------

@@ -46,14 +46,16 @@ class ModelInputs:
     @classmethod
     def fit(cls, config: PreprocessConfig, input_names, train_texts: list[str], data_dir: Path,
             extra_texts: list[str] | None = None, context: str = "none",
-            train_contexts: list[tuple[str, ...]] | None = None) -> "ModelInputs":
+            train_contexts: list[tuple[str, ...]] | None = None, lexicons=None) -> "ModelInputs":
         """Fit on the training split: ``train_contexts`` (one tuple of turns per
         text) is needed when ``context`` is ``last`` or ``all``; its words join
         the vocabulary and its lengths set ``context_len`` (the same percentile
-        rule as ``max_len``)."""
+        rule as ``max_len``).  ``lexicons``: a loaded LexiconFeaturizer (a run on
+        another machine gets it from the driver), else read from ``data_dir`` when needed."""
         contexts = [context_text(turns, context) for turns in train_contexts or ()] if context != "none" else []
         preprocessor = Preprocessor(config).fit(train_texts, extra_texts=extra_texts, context_texts=contexts)
         inputs = cls(preprocessor, input_names, data_dir, context)
+        inputs._lexicons = lexicons
         if contexts:
             lengths = map(len, preprocessor.tokenize(contexts))
             inputs.context_len = max_len_for(lengths, replace(config, max_len=None))  # a fixed --max-len is the text's

@@ -40,6 +40,7 @@ INPUTS = "inputs.json"        # how texts become the model's inputs (names, cont
 #: The name ``INPUTS`` had before; runs written then are still read.
 LEGACY_INPUTS = "lexicon_scaling.json"
 EVALUATIONS = "evaluations"   # the run evaluated on other corpora (cross-dataset)
+TENSORBOARD = "tensorboard"   # beside a model's seed-N folders, with --tensorboard
 
 
 def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> Path:
@@ -239,6 +240,8 @@ class RunWriter:
 
     def __init__(self, directory: Path, config_hash: str, force: bool = False):
         self.directory = directory
+        self.config_hash = config_hash
+        self.detached = False
         if (directory / METRICS).is_file() and not force:
             raise IsarcasmError(
                 f"{directory} already holds a finished run with another configuration; "
@@ -248,11 +251,31 @@ class RunWriter:
         self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))
         self.staging.chmod(usual_mode(directory=True))
 
+    @classmethod
+    def detached(cls, directory: Path, config_hash: str, root: Path) -> "RunWriter":
+        """A writer for a run whose home ``directory`` is in another machine's store: it stages the
+        run under ``root`` here and never touches ``directory``; :class:`RunFiles` carries the files
+        home, where :func:`store_run_files` commits them."""
+        writer = cls.__new__(cls)
+        writer.directory, writer.config_hash, writer.detached = directory, config_hash, True
+        writer.staging = root / "run"
+        writer.staging.mkdir(parents=True)
+        return writer
+
     def path(self, name: str) -> Path:
         return self.staging / name
 
+    def tensorboard_dir(self) -> Path:
+        """Where the run's TensorBoard logs go: ``<experiment>/.../tensorboard/seed-N`` beside the runs
+        (a detached run's, beside its staging folder, and they travel home with its files)."""
+        if self.detached:
+            return self.staging.parent / TENSORBOARD
+        return self.directory.parent / TENSORBOARD / self.directory.name
+
     def commit(self) -> Path:
         """Atomically swap the staging directory in (the old run, if any, is removed after)."""
+        if self.detached:
+            raise RuntimeError("a detached run is committed by the driver (store_run_files)")
         old = None
         if self.directory.exists():
             old = self.directory.with_name(f".{self.directory.name}.old-{os.getpid()}")
@@ -264,3 +287,42 @@ class RunWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """A run trained on another machine, on its way home: its configuration hash, its metrics,
+    and every file of its folder (and of its TensorBoard logs) as bytes, by relative path."""
+
+    config_hash: str
+    metrics: dict
+    files: dict[str, bytes]
+    tensorboard: dict[str, bytes]
+
+    @classmethod
+    def collect(cls, writer: RunWriter, metrics: dict) -> "RunFiles":
+        def read(folder: Path) -> dict[str, bytes]:
+            return {str(path.relative_to(folder)): path.read_bytes()
+                    for path in sorted(folder.rglob("*")) if path.is_file()} if folder.is_dir() else {}
+        return cls(writer.config_hash, metrics, read(writer.staging), read(writer.tensorboard_dir()))
+
+
+def store_run_files(directory: Path, run: RunFiles, force: bool = False) -> Path:
+    """Write a run that came home (:class:`RunFiles`) to ``directory`` exactly as a run trained here
+    is written: staged beside it, metrics.json last, then swapped in atomically by :class:`RunWriter`
+    (so an interruption never leaves a partial run folder in the store)."""
+    writer = RunWriter(directory, run.config_hash, force=force or is_finished(directory, run.config_hash))
+    try:
+        for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
+            path = writer.path(name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(run.files[name])
+            path.chmod(usual_mode())
+        logs = writer.tensorboard_dir()
+        for name, content in run.tensorboard.items():
+            (logs / name).parent.mkdir(parents=True, exist_ok=True)
+            (logs / name).write_bytes(content)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.commit()

@@ -16,7 +16,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from tqdm import tqdm
 
 from embeddings.matrix import embedding_matrix
-from embeddings.vectors import initial_vectors, vectors_path
+from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import best_threshold, score
@@ -27,6 +27,7 @@ from experiments.runs.store import (
     METRICS,
     MODEL,
     PREDICTIONS,
+    RunFiles,
     RunWriter,
     find_finished,
     history_csv,
@@ -50,6 +51,31 @@ class RunResult:
     skipped: bool = False
 
 
+@dataclass(frozen=True)
+class Resources:
+    """What a run on another machine uses instead of this machine's data directory (see
+    :mod:`experiments.runs.cluster`): the driver reads the data files once and ships them.
+
+    ``data_sha256`` are the run's data files' checksums (config.json's ``data_sha256``), ``vectors``
+    the loaded word vectors (``None`` for ``random``; ``word2vec`` is trained by the run itself),
+    ``lexicons`` the loaded lexicons (``None`` unless a model reads them).  ``record`` replaces
+    entries of the provenance record (the driver's command and commit: its code was shipped) and
+    ``node`` is added to the machine record (which node trained the run).
+    """
+
+    data_sha256: dict[str, str]
+    vectors: object = None  # gensim KeyedVectors
+    lexicons: object = None  # preprocessing.lexicons.LexiconFeaturizer
+    record: dict | None = None
+    node: dict | None = None
+
+    def provenance(self) -> dict:
+        record = {**provenance.record(), **(self.record or {})}
+        if self.node:
+            record["machine"] = {**record["machine"], "node": self.node}
+        return record
+
+
 def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Path]:
     """The files a run's numbers depend on (corpus files and the word vectors)."""
     if is_file_corpus(dataset_name) and dataset_name not in CORPORA:
@@ -61,6 +87,11 @@ def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Pa
     return paths if vectors is None else [*paths, vectors]
 
 
+def data_checksums(dataset_name: str, data_dir: Path, train: TrainConfig) -> dict[str, str]:
+    """config.json's ``data_sha256``: the content sha256 of each file a run's numbers depend on."""
+    return provenance.checksums(data_files(dataset_name, data_dir, train))
+
+
 def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
     """The registered corpus' files whose content differs from the catalog's sha256."""
     if dataset_name not in CORPORA:
@@ -69,11 +100,13 @@ def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
 
 
 def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, preprocess: PreprocessConfig,
-               data_dir: Path, splits: Splits, fold: int | None = None) -> dict:
+               data_dir: Path, splits: Splits, fold: int | None = None,
+               data_sha256: dict[str, str] | None = None) -> dict:
     """The part of config.json that determines the result (and so the config hash).
 
     A plugin model's origin (its file's sha256, or its package) is part of it,
-    so a run of an edited plugin is never taken for the old one.
+    so a run of an edited plugin is never taken for the old one.  ``data_sha256``: the data
+    files' checksums when they were taken elsewhere (a run on another machine); else read here.
     """
     from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
     from baselines.registry import MODELS
@@ -92,7 +125,7 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         **({"fold": fold} if fold is not None else {}),
         "train": train.identity(),
         "preprocess": asdict(preprocess),
-        "data_sha256": provenance.checksums(data_files(dataset.name, data_dir, train)),
+        "data_sha256": data_sha256 if data_sha256 is not None else data_checksums(dataset.name, data_dir, train),
         "splits": {"train": len(splits.train), "validation": len(splits.validation), "test": len(splits.test),
                    "validation_source": splits.validation_source},
     }
@@ -159,36 +192,70 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
     ``directory``.  ``fold`` (0-based) trains and tests on an official cross-validation fold
     instead of the corpus' splits.
     """
+    plan = _plan(dataset, model, seed, data_dir, train, preprocess, fold)
+    if not force:
+        found = reusable(plan.config_hash, directory, twins)
+        if found:
+            return found
+    writer = RunWriter(directory, plan.config_hash, force=force or is_finished(directory, plan.config_hash))
+    metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
+    return RunResult(writer.commit(), metrics)
+
+
+def train_detached(dataset: Dataset, model: str, seed: int, directory: Path, staging: Path, resources: Resources,
+                   train: TrainConfig = TrainConfig(), verbose: int = 0, tensorboard: bool = False,
+                   fold: int | None = None) -> RunFiles:
+    """Train a run whose home is ``directory`` in another machine's store, in ``staging`` here.
+
+    The run reads nothing from a data directory (``resources`` holds what it needs) and writes
+    nothing outside ``staging``; its files come back as :class:`RunFiles` for the driver to store
+    with :func:`experiments.runs.store.store_run_files`, which makes them the same run, in the same
+    place, as :func:`train_run` would have written.
+    """
+    plan = _plan(dataset, model, seed, Path(), train, None, fold, resources)
+    writer = RunWriter.detached(directory, plan.config_hash, staging)
+    metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
+    return RunFiles.collect(writer, metrics)
+
+
+def reusable(config_hash: str, directory: Path, twins: tuple[Path, ...] = ()) -> RunResult | None:
+    """The finished run of this configuration in ``directory`` or else in one of ``twins``."""
+    found = find_finished((directory, *twins), config_hash)
+    return RunResult(found, read_metrics(found), skipped=True) if found else None
+
+
+def _plan(dataset: Dataset, model: str, seed: int, data_dir: Path, train: TrainConfig,
+          preprocess: PreprocessConfig | None, fold: int | None, resources: Resources | None = None) -> "_Plan":
+    """Settle a run before training: its splits, configuration and hash."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     spec = MODELS.get(model)
     preprocess = preprocess or PreprocessConfig(language=dataset.language)
     splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
-    config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold)
+    config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold,
+                        resources.data_sha256 if resources else None)
     changed = modified_files(dataset.name, config["data_sha256"])
     if changed:
         logging.getLogger(__name__).warning(
             f"{len(changed)} file(s) of '{dataset.name}' differ from the published data ({changed[0]}); "
             "`isarcasm data verify` lists them. The run records their checksums.")
-    config_hash = provenance.config_hash(config)
-    if not force:
-        found = find_finished((directory, *twins), config_hash)
-        if found:
-            return RunResult(found, read_metrics(found), skipped=True)
+    return _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, provenance.config_hash(config),
+                 resources)
 
-    plan = _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, config_hash)
-    writer = RunWriter(directory, config_hash, force=force or is_finished(directory, config_hash))
+
+def _train(plan: "_Plan", writer: RunWriter, verbose: int, tensorboard: bool, tensorboard_dir: Path) -> dict:
+    """Train the planned run into ``writer``'s staging folder; its metrics (the writer is aborted on failure)."""
     try:
         started = time.time()
-        set_determinism(seed)
+        set_determinism(plan.seed)
         data = _inputs(plan)
         network, model_config, coverage = _compile(plan, data, verbose)
-        history, selected_epoch = _fit_and_select(plan, network, data, writer, verbose, tensorboard)
-        metrics = _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
+        history, selected_epoch = _fit_and_select(plan, network, data, verbose,
+                                                  tensorboard_dir if tensorboard else None)
+        return _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
     except BaseException:
         writer.abort()
         raise
-    return RunResult(writer.commit(), metrics)
 
 
 @dataclass(frozen=True)
@@ -204,6 +271,7 @@ class _Plan:
     data_dir: Path
     config: dict
     config_hash: str
+    resources: Resources | None = None  # trained on another machine: what it gets instead of data_dir
 
 
 @dataclass
@@ -228,7 +296,8 @@ def _inputs(plan: _Plan) -> _Data:
     contexts = {name: [r.context for r in records] for name, records in parts.items()}
     extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
     inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], plan.data_dir, extra_texts=extra,
-                             context=train.context, train_contexts=contexts["train"])
+                             context=train.context, train_contexts=contexts["train"],
+                             lexicons=plan.resources.lexicons if plan.resources else None)
     if dataset.multi_label and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
                             f"'{dataset.name}' is multi-label")
@@ -256,7 +325,11 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
 
     dataset, spec, train, seed = plan.dataset, plan.spec, plan.train, plan.seed
     preprocessor = data.inputs.preprocessor
-    vectors = initial_vectors(train.embeddings, plan.data_dir, lambda: preprocessor.tokenize(data.train_texts), seed)
+    if plan.resources is not None and str(train.embeddings) != WORD2VEC:
+        vectors = plan.resources.vectors  # loaded by the driver (see Resources)
+    else:
+        vectors = initial_vectors(train.embeddings, plan.data_dir, lambda: preprocessor.tokenize(data.train_texts),
+                                  seed)
     matrix, coverage = embedding_matrix(preprocessor.vocab, vectors, seed=seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
@@ -276,8 +349,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
     return network, spec.resolve(model_config), coverage
 
 
-def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbose: int,
-                    tensorboard: bool) -> tuple[dict, int]:
+def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int,
+                    tensorboard_dir: Path | None) -> tuple[dict, int]:
     """Fit for ``train.epochs`` and keep the selected epoch's weights; the test split is not seen here."""
     import keras  # loads TensorFlow: only when a model is needed
 
@@ -288,9 +361,8 @@ def _fit_and_select(plan: _Plan, network, data: _Data, writer: RunWriter, verbos
     train = plan.train
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
     callbacks = [keeper]
-    if tensorboard:
-        callbacks.append(keras.callbacks.TensorBoard(log_dir=str(writer.directory.parent / "tensorboard" /
-                                                                 writer.directory.name)))
+    if tensorboard_dir is not None:
+        callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     num_classes = data.y["train"].shape[1]
     weights = class_weights(data.y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
     validation = (data.x["validation"], data.y_fit["validation"])
@@ -341,7 +413,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, h
         "model_config": asdict(model_config),
         "label_names": list(dataset.label_names),
         "inputs": data.inputs.describe(),
-        **provenance.record(),
+        **(plan.resources.provenance() if plan.resources else provenance.record()),
     }
     write_json(writer.path(CONFIG), full_config)
     write_text(writer.path(HISTORY), history_csv(main_head_names(history)))

@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import LocalExecutor
 from preprocessing.corpora import corpus_options, load_corpus
@@ -32,7 +33,23 @@ class Settings:
     tensorboard: bool = False
     #: Runs trained at once, each in its own process (see :mod:`experiments.runs.scheduler`).
     jobs: int = 1
+    #: ``local`` (this machine, ``jobs`` at once) or ``ray`` (Ray tasks; see :mod:`experiments.runs.cluster`).
+    executor_kind: str = "local"
+    #: The Ray cluster (``auto``, ``ray://host:10001``...); None starts Ray in this process.
+    address: str | None = None
+    #: Ray resources of one run (``--executor ray``).
+    cpus_per_run: float = 1
+    gpus_per_run: float = 0
     _datasets: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.executor_kind == "ray":
+            if self.jobs != 1:
+                raise IsarcasmError("--jobs is for --executor local; with --executor ray, the cluster's CPUs "
+                                    "and --cpus-per-run decide how many runs train at once")
+            import_ray()  # fail now, in one line, rather than after loading the corpora
+        elif self.address is not None or self.cpus_per_run != 1 or self.gpus_per_run != 0:
+            raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
 
     def corpus_options(self, name: str) -> dict:
         """The file-corpus options that apply to corpus ``name``."""
@@ -49,8 +66,10 @@ class Settings:
         from its protocol (``protocol``; the paper's when None), so variants never mix with it."""
         return "-".join(filter(None, [base, self.train.variant(protocol)]))
 
-    def executor(self) -> LocalExecutor:
+    def executor(self) -> LocalExecutor | RayExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
+        if self.executor_kind == "ray":
+            return RayExecutor(self.address, self.cpus_per_run, self.gpus_per_run)
         return LocalExecutor(self.jobs, self.verbose)
 
     def trainable(self, models: list[str]) -> list[str]:

@@ -1,0 +1,246 @@
+"""``--executor ray``: a study's runs trained as Ray tasks, on one machine or a cluster.
+
+:class:`RayExecutor` is the other executor of :func:`experiments.runs.scheduler.run_tasks`: the
+same tasks, the same ``finished`` callback (one bar, one line per cell), the same run folders.
+
+No shared filesystem is assumed.  The driver (the machine running ``isarcasm``) reads what the
+runs need once and puts it in Ray's object store once (each corpus, the word vectors, the
+lexicons, the checksums of the data files); every task gets references to them.  The project's
+code and any ``--model-module`` plugin travel with the tasks (Ray's ``py_modules`` runtime
+environment and the plugin's source), so a worker node needs the dependencies, not a checkout or
+the data.  A task trains in a temporary folder on its node (:func:`experiments.runs.training.
+train_detached`) and returns the run folder's files; the driver writes them into its store with
+the store's own writer (:func:`experiments.runs.store.store_run_files`): staged, metrics.json
+last, swapped in atomically.  The run is the one a local executor writes (same layout, same
+configuration hash, reused by later invocations), with the node that trained it in the
+``machine`` record of its config.json.
+
+Faults: a worker process or node that dies mid-run is retried by Ray (``max_retries`` times);
+nothing of a failed attempt reaches the store.  Finished runs are found by the driver before
+anything is submitted, so rerunning a killed sweep trains only what is missing.  Ctrl-C (or any
+error) cancels every task not yet finished.
+
+Ray is optional (``pip install -e '.[ray]'``): only this module imports it, and only when a
+:class:`RayExecutor` runs.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
+from experiments.runs import provenance
+from experiments.runs.scheduler import RunTask
+from experiments.runs.store import RunFiles, RunWriter, is_finished, store_run_files
+from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
+from preprocessing.errors import IsarcasmError
+from preprocessing.lexicons import LexiconFeaturizer
+from preprocessing.records import Dataset
+
+
+INSTALL = "pip install 'isarcasm-baselines[ray]' (or pip install 'ray>=2.9'; from a checkout: pip install -e '.[ray]')"
+#: The project's packages, shipped to every worker with the tasks (no checkout needed there).
+PACKAGES = ("preprocessing", "embeddings", "baselines", "experiments")
+#: The folder holding them (a checkout, or site-packages).
+SOURCES = Path(__file__).resolve().parents[2]
+
+
+def import_ray():
+    """The ``ray`` module, or one line saying how to install it."""
+    try:
+        import ray  # optional extra: only with --executor ray
+    except ImportError:
+        raise IsarcasmError(f"--executor ray needs Ray, which is not installed: {INSTALL}") from None
+    return ray
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """What the driver sends every task besides the object-store references: its plugins' source,
+    its command and commit, and the worker's thread and backend settings."""
+
+    plugins: tuple[tuple[str, bytes], ...]  # (file name, source)
+    record: dict
+    env: dict
+
+
+@dataclass(frozen=True)
+class RayExecutor:
+    """Trains runs as Ray tasks (see the module doc).
+
+    ``address``: a running cluster (``auto``, ``ray://host:10001``, ``host:port``), or None to
+    start Ray in this process (unless this process is already connected).  ``cpus``/``gpus`` per
+    run are Ray resources; a run uses ``cpus`` threads.  ``max_retries``: attempts after a worker
+    died, per run.
+    """
+
+    address: str | None = None
+    cpus: float = 1
+    gpus: float = 0
+    max_retries: int = 3
+    verbose: int = 0
+
+    def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
+            finished: Callable[[int, RunResult], None]) -> None:
+        ray = import_ray()
+        todo = []
+        for index, task in enumerate(tasks):
+            config_hash = expected_hash(datasets[task.corpus], task.model, task.seed, task.train, task.data_dir,
+                                        task.fold)
+            done = None if task.force else reusable(config_hash, task.directory, task.twins)
+            if done:
+                finished(index, done)
+                continue
+            # A place the run may not take (another configuration's finished run) fails now, not after training.
+            force = task.force or is_finished(task.directory, config_hash)
+            RunWriter(task.directory, config_hash, force=force).abort()
+            todo.append(index)
+        if not todo:
+            return
+        started_here = not ray.is_initialized()
+        if started_here:  # else this process is a Ray job already, whose runtime environment applies
+            _start(ray, self.address)
+        try:
+            self._submit_and_collect(ray, tasks, datasets, todo, finished)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    def _submit_and_collect(self, ray, tasks, datasets, todo, finished) -> None:
+        shipped = Shipped(_plugin_sources(), {"git_commit": provenance.git_commit(),
+                                              "command": provenance.command_line()}, _worker_env(self.cpus))
+        shared = _put_shared(ray, [tasks[i] for i in todo], datasets)
+        remote = ray.remote(_train_on_node).options(
+            num_cpus=self.cpus, num_gpus=self.gpus, max_retries=self.max_retries, retry_exceptions=False,
+            runtime_env={"env_vars": shipped.env})
+        pending = {}
+        try:
+            for index in todo:
+                task = tasks[index]
+                corpus, checksums = shared["corpora"][task.corpus], shared["checksums"][(task.corpus, task.train)]
+                ref = remote.remote(task, corpus, checksums, shared["vectors"][task.train.embeddings],
+                                    shared["lexicons"], shipped, self.verbose)
+                pending[ref] = index
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    index = pending.pop(ref)
+                    task = tasks[index]
+                    files = _result(ray, ref, task, self.max_retries)
+                    directory = store_run_files(task.directory, files, force=task.force)
+                    finished(index, RunResult(directory, files.metrics))
+        finally:
+            for ref in pending:  # Ctrl-C or an error: queued runs never start, running ones stop
+                ray.cancel(ref, force=False)
+
+
+def _start(ray, address: str | None) -> None:
+    """Connect to the cluster at ``address``, or start Ray in this process; the project's code goes
+    with the job (workers import the driver's code, not whatever is installed on their node)."""
+    try:
+        runtime_env = {"py_modules": [str(SOURCES / name) for name in PACKAGES]}
+        if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
+            ray.init(address=address, runtime_env=runtime_env)
+        else:
+            ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+                     runtime_env=runtime_env)
+    except ConnectionError as exc:
+        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc}); "
+                            "start one with `ray start --head`") from None
+    except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the command stops with one line
+        raise IsarcasmError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
+                            f"{type(exc).__name__}: {exc}") from None
+
+
+def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:
+    """A task's files; a user error raised on the node as if raised here; a run whose workers kept
+    dying, in one line."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, IsarcasmError):
+            raise cause from None
+        raise
+    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError) as exc:
+        raise IsarcasmError(f"{task.corpus}/{task.model} seed {task.seed}: its Ray worker or node died "
+                            f"{retries + 1} time(s) ({type(exc).__name__}); the runs finished so far are "
+                            "stored, rerun the command to train the rest") from None
+
+
+def _put_shared(ray, tasks: list[RunTask], datasets: dict[str, Dataset]) -> dict:
+    """Everything tasks share, each in the object store once: corpora, checksums, vectors, lexicons."""
+    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+
+    corpora = {name: ray.put(datasets[name]) for name in dict.fromkeys(t.corpus for t in tasks)}
+    checksums = {}
+    for task in tasks:
+        key = (task.corpus, task.train)
+        if key not in checksums:
+            checksums[key] = data_checksums(datasets[task.corpus].name, task.data_dir, task.train)
+    vectors = {}
+    for task in tasks:
+        spec = task.train.embeddings
+        if spec not in vectors:
+            loaded = None if str(spec) in (RANDOM, WORD2VEC) else load_vectors(spec, task.data_dir)
+            vectors[spec] = ray.put(loaded)
+    needs_lexicons = any("lexicon" in MODELS.get(t.model).inputs for t in tasks)
+    lexicons = ray.put(LexiconFeaturizer.from_data_dir(tasks[0].data_dir) if needs_lexicons else None)
+    return {"corpora": corpora, "checksums": checksums, "vectors": vectors, "lexicons": lexicons}
+
+
+def _plugin_sources() -> tuple[tuple[str, bytes], ...]:
+    from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
+
+    return tuple((Path(path).name, Path(path).read_bytes()) for path in plugin_files())
+
+
+def _worker_env(cpus: float) -> dict[str, str]:
+    """A worker's environment: ``cpus`` threads for TensorFlow, quiet C++ logs, the driver's Keras backend."""
+    threads = str(max(1, int(cpus)))
+    env = {"TF_NUM_INTRAOP_THREADS": threads, "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": threads,
+           "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
+    if os.environ.get("KERAS_BACKEND"):
+        env["KERAS_BACKEND"] = os.environ["KERAS_BACKEND"]
+    return env
+
+
+# --- on the worker node -------------------------------------------------------------------------
+
+def _train_on_node(task: RunTask, dataset: Dataset, checksums: dict[str, str], vectors, lexicons,
+                   shipped: Shipped, verbose: int) -> RunFiles:
+    """One run on a worker node: train it in a temporary folder and return its files."""
+    import ray  # on a Ray worker: Ray is there
+
+    _load_plugins(shipped.plugins)
+    node = {"hostname": socket.gethostname(), "ray_node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid()}
+    resources = Resources(checksums, vectors, lexicons, record=shipped.record, node=node)
+    with tempfile.TemporaryDirectory(prefix="isarcasm-run-") as staging:
+        return train_detached(dataset, task.model, task.seed, task.directory, Path(staging), resources, task.train,
+                              verbose=verbose, tensorboard=task.tensorboard, fold=task.fold)
+
+
+def _load_plugins(sources: tuple[tuple[str, bytes], ...]) -> None:
+    """The driver's plugin files, written once per worker under their own names, then loaded (a
+    file's sha256 and name are its origin, so its runs get the same configuration hash)."""
+    from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
+
+    paths = []
+    for name, source in sources:
+        folder = Path(tempfile.gettempdir()) / "isarcasm-plugins" / hashlib.sha256(source).hexdigest()[:16]
+        path = folder / name
+        if not path.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{name}.{os.getpid()}"
+            tmp.write_bytes(source)
+            os.replace(tmp, path)
+        paths.append(str(path))
+    load_plugins(paths)
+
