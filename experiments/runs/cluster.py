@@ -36,7 +36,7 @@ from pathlib import Path
 
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
-from experiments.runs.scheduler import RunTask
+from experiments.runs.scheduler import RunTask, by_cost
 from experiments.runs.store import RunFiles, RunWriter, is_finished, store_run_files
 from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
 from preprocessing.errors import IsarcasmError
@@ -121,7 +121,8 @@ class RayExecutor:
             runtime_env={"env_vars": shipped.env})
         pending = {}
         try:
-            for index in todo:
+            waiting = set(todo)
+            for index in (i for i in by_cost(tasks, datasets) if i in waiting):  # the longest runs first
                 task = tasks[index]
                 corpus, checksums = shared["corpora"][task.corpus], shared["checksums"][(task.corpus, task.train)]
                 ref = remote.remote(task, corpus, checksums, shared["vectors"][task.train.embeddings],
