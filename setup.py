@@ -22,6 +22,6 @@ setup(
         "matplotlib>=3.7",
         "scipy>=1.10",
     ],
-    extras_require={"test": ["pytest>=8"]},
+    extras_require={"test": ["pytest>=8", "hypothesis>=6.100"]},
     entry_points={"console_scripts": ["isarcasm=experiments.cli:main"]},
 )

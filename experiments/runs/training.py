@@ -30,9 +30,9 @@ from experiments.runs.store import (
     RunWriter,
     find_finished,
     history_csv,
-    is_finished,
     predictions_tsv,
     read_metrics,
+    run_claim,
     write_json,
     write_text,
 )
@@ -176,19 +176,23 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
         if found:
             return RunResult(found, read_metrics(found), skipped=True)
 
-    plan = _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, config_hash)
-    writer = RunWriter(directory, config_hash, force=force or is_finished(directory, config_hash))
-    try:
-        started = time.time()
-        set_determinism(seed)
-        data = _inputs(plan)
-        network, model_config, coverage = _compile(plan, data, verbose)
-        history, selected_epoch = _fit_and_select(plan, network, data, writer, verbose, tensorboard)
-        metrics = _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
-    except BaseException:
-        writer.abort()
-        raise
-    return RunResult(writer.commit(), metrics)
+    with run_claim(directory):  # one process at a time trains this run; see store.run_claim
+        found = None if force else find_finished((directory, *twins), config_hash)
+        if found:  # finished by another process while this one waited for the claim
+            return RunResult(found, read_metrics(found), skipped=True)
+        plan = _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, config_hash)
+        writer = RunWriter(directory, config_hash, force=force)
+        try:
+            started = time.time()
+            set_determinism(seed)
+            data = _inputs(plan)
+            network, model_config, coverage = _compile(plan, data, verbose)
+            history, selected_epoch = _fit_and_select(plan, network, data, writer, verbose, tensorboard)
+            metrics = _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
+        except BaseException:
+            writer.abort()
+            raise
+        return RunResult(writer.commit(), metrics)
 
 
 @dataclass(frozen=True)
