@@ -49,7 +49,9 @@ def start(args: list[str], cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     code = "import sys; from experiments.cli import main; sys.exit(main(prog_name='isarcasm'))"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            # a test run in the background (nohup, CI) ignores SIGINT; the sweep must not
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def seed_dirs(store: Path) -> list[Path]:
@@ -111,12 +113,17 @@ def test_sigkill_mid_sweep_loses_no_finished_run_and_the_rerun_gives_the_same_nu
     print(f"SIGKILL after {len(done)} of {SEEDS} runs: {len(lost)} lost, {len(done)} reused")
 
 
-def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path, jobs):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit code 130 and one line, promptly,
+    also with worker processes (which would otherwise train the runs already queued to them)."""
     store = tmp_path / "interrupted"
-    process = start(sweep("interrupted"), tmp_path)
+    process = start([*sweep("interrupted"), "--jobs", str(jobs)], tmp_path)
     wait_for_finished_runs(store, process, 1)
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)
+    started = time.time()
     _, stderr = process.communicate(timeout=120)
+    assert time.time() - started < 30, "Ctrl-C should stop the sweep, not let it run on"
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr, stderr
     assert stderr.strip().splitlines()[-1].startswith("Error: interrupted"), stderr
