@@ -114,10 +114,13 @@ def read_csv(path: Path, required: tuple[str, ...], delimiter: str = ",",
     reader = csv.reader(lines, delimiter=delimiter, strict=strict)
     number = 0
     try:
-        header = next((row for row in reader if any(cell.strip() for cell in row)), None)
+        header = None
+        for number, row in enumerate(reader, start=1):  # blank lines before the header are skipped
+            if any(cell.strip() for cell in row):
+                header = row
+                break
         if header is None:
             raise DataError.at(path, None, "file is empty")
-        number = reader.line_num
         missing = [c for c in required if c not in header]
         if missing:
             raise DataError.at(path, number, f"missing column(s) {', '.join(missing)}; the header has: "
