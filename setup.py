@@ -23,7 +23,7 @@ setup(
         "scipy>=1.10",
     ],
     extras_require={
-        "test": ["pytest>=8"],
+        "test": ["pytest>=8", "hypothesis>=6.100"],
         # --executor ray (experiments/runs/cluster.py); `make test` installs it so its tests run
         "ray": ["ray>=2.9"],
     },

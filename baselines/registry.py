@@ -141,8 +141,21 @@ def load_model(path: str | Path, compile: bool = True) -> keras.Model:
         # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
         # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.
         warnings.filterwarnings("ignore", message=r"Layer '\w+_encoder' \(of type Functional\)")
-        model = keras.saving.load_model(path, compile=compile, safe_mode=True)
+        try:
+            model = keras.saving.load_model(path, compile=compile, safe_mode=True)
+        except Exception as exc:  # noqa: BLE001  (a user's file: whatever is wrong with it is one line)
+            raise IsarcasmError(_load_problem(path, exc)) from None
     for layer in model.layers:
         if isinstance(layer, keras.Model):
             layer.supports_masking = True
     return model
+
+
+def _load_problem(path: Path, exc: Exception) -> str:
+    """One line saying why a .keras file was not loaded."""
+    message = str(exc)
+    if "Lambda" in message or "safe_mode" in message:
+        return (f"{path}: refused: the model holds a Lambda layer or other Python code, which is never run from a "
+                "file (Keras safe_mode); only models built from registered layers are loaded")
+    first = next((line.strip() for line in message.splitlines() if line.strip()), type(exc).__name__)
+    return f"{path}: not a loadable .keras model ({type(exc).__name__}: {first[:300]})"

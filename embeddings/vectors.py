@@ -6,8 +6,10 @@ file, gzipped or not, with or without the word2vec ``COUNT DIM`` header line;
 ``--embeddings random`` means no pre-trained vectors.
 
 Parsing the 341k-word text file takes gensim about 40 s, so the first load
-saves the vectors in gensim's native format (a pickle of the vocabulary plus a
-memory-mapped ``.npy``), which loads in well under a second.
+saves the vectors as a ``.npy`` array (read memory-mapped, ``allow_pickle=False``)
+and the words as a JSON list, which load in well under a second.  Not gensim's
+own format: that is a pickle, and a cache folder may be shared, so loading it
+could run code someone else put there.
 
 The cache is keyed by the sha256 of the source file's bytes, computed in full
 on every load (about 0.2 s for the 113 MB default file).  A cheaper key from
@@ -36,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import usual_mode
@@ -46,8 +50,9 @@ DEFAULT = "glove"
 RANDOM = "random"
 WORD2VEC = "word2vec"  # trained per run on its training split: no file (see embeddings.word2vec)
 CACHE_ENV = "ISARCASM_CACHE"
-CACHE_FORMAT = "isarcasm-vectors-cache/1"
-_KV_FILE = "vectors.kv"
+CACHE_FORMAT = "isarcasm-vectors-cache/2"  # /1 was gensim's pickle format: never loaded again
+_VECTORS_FILE = "vectors.npy"
+_WORDS_FILE = "words.json"
 _META_FILE = "meta.json"
 
 
@@ -122,10 +127,8 @@ def load_vectors_report(spec: str | Path | None, data_dir: Path, progress: bool 
     digest = file_sha256(path)
     cached = find_cache(path, digest)
     if cached is not None:
-        from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
-
         try:
-            kv = KeyedVectors.load(str(cached / _KV_FILE), mmap="r")
+            kv = _read_cache(cached)
             return kv, LoadReport(path, digest, cached, False, time.perf_counter() - started)
         except Exception as exc:  # noqa: BLE001 - any damage to our own cache means: rebuild it
             _note(progress, f"the vectors cache {cached} is unreadable ({type(exc).__name__}); rebuilding it")
@@ -150,7 +153,9 @@ def cache_roots(source: Path) -> list[Path]:
 
 
 def _entry_name(source: Path, digest: str) -> str:
-    return f"{_stem(source)}-{digest[:16]}"
+    """``<stem>-<digest>-v2``: caches of the pickle format (/1, no suffix) are left alone, for an older
+    checkout sharing the folder, and never read."""
+    return f"{_stem(source)}-{digest[:16]}-v2"
 
 
 def _stem(source: Path) -> str:
@@ -202,7 +207,8 @@ def _write_cache(kv, final: Path, source: Path, digest: str) -> bool:
     except OSError:
         return False
     try:
-        kv.save(str(tmp / _KV_FILE))
+        np.save(tmp / _VECTORS_FILE, np.asarray(kv.vectors), allow_pickle=False)
+        (tmp / _WORDS_FILE).write_text(json.dumps(list(kv.index_to_key), ensure_ascii=False), encoding="utf-8")
         meta = {"format": CACHE_FORMAT, "source": str(source.resolve()), "sha256": digest,
                 "words": len(kv.index_to_key), "dim": kv.vector_size}
         (tmp / _META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
@@ -214,6 +220,21 @@ def _write_cache(kv, final: Path, source: Path, digest: str) -> bool:
         return False
     _remove_stale(root, final, meta["source"])
     return True
+
+
+def _read_cache(entry: Path):
+    """The cached vectors as gensim ``KeyedVectors``, from data only (no pickle)."""
+    from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
+
+    vectors = np.load(entry / _VECTORS_FILE, mmap_mode="r", allow_pickle=False)
+    words = json.loads((entry / _WORDS_FILE).read_text(encoding="utf-8"))
+    if vectors.ndim != 2 or not isinstance(words, list) or len(words) != vectors.shape[0]:
+        raise ValueError(f"{len(words)} words for {vectors.shape} vectors")
+    kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=vectors.dtype)
+    kv.index_to_key = words
+    kv.key_to_index = {word: index for index, word in enumerate(words)}
+    kv.vectors = vectors
+    return kv
 
 
 def _may_write(folder: Path) -> bool:
@@ -233,7 +254,8 @@ def _remove_stale(root: Path, keep: Path, source: str) -> None:
         if entry.parent == keep:
             continue
         try:
-            if json.loads(entry.read_text(encoding="utf-8")).get("source") == source:
+            meta = json.loads(entry.read_text(encoding="utf-8"))
+            if meta.get("source") == source and meta.get("format") == CACHE_FORMAT:
                 shutil.rmtree(entry.parent, ignore_errors=True)
         except (OSError, ValueError):
             continue

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .specs import BINARY_LABELS
 from .errors import DataError
-from .fileio import parse_label, read_csv, read_text
+from .fileio import parse_label, read_csv, text_lines
 from .records import Dataset, Record
 
 # Accepted label spellings (compared lower-cased): 1 = sarcastic.
@@ -38,19 +38,22 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
         raise DataError.at(path, None, f"unsupported file type {suffix or '(none)'}; use one of {', '.join(FORMATS)}")
     required = tuple(c for c in (text_col, label_col, split_col) if c)
     rows = _jsonl_rows(path, required) if suffix == ".jsonl" else read_csv(
-        path, required, delimiter="\t" if suffix == ".tsv" else ",")
+        path, required, delimiter="\t" if suffix == ".tsv" else ",", strict=True)
 
     records: list[Record] = []
     first_row: dict[str, int] = {}
     for row_no, row in rows:
-        text = _cell(row.get(text_col))
+        short = [c for c in required if row.get(c, "") is None]
+        if short:
+            raise DataError.at(path, row_no, f"fewer fields than the header: no value for column(s) {', '.join(short)}")
+        text = _cell(path, row_no, text_col, row.get(text_col))
         if not text.strip():
             raise DataError.at(path, row_no, f"empty text in column '{text_col}'")
-        label = parse_label(path, row_no, _cell(row.get(label_col)).lower(), LABELS)
-        split = _cell(row.get(split_col)).strip() if split_col else DEFAULT_SPLIT
+        label = parse_label(path, row_no, _cell(path, row_no, label_col, row.get(label_col)).lower(), LABELS)
+        split = _cell(path, row_no, split_col, row.get(split_col)).strip() if split_col else DEFAULT_SPLIT
         if not split:
             raise DataError.at(path, row_no, f"empty split in column '{split_col}'")
-        record_id = _cell(row["id"]).strip() if "id" in row else f"row-{row_no}"
+        record_id = _cell(path, row_no, "id", row["id"]).strip() if "id" in row else f"row-{row_no}"
         if not record_id:
             raise DataError.at(path, row_no, "empty id")
         if record_id in first_row:
@@ -58,28 +61,34 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
         first_row[record_id] = row_no
         records.append(Record(id=record_id, text=text, label=label, split=split))
     if not records:
-        raise DataError.at(path, None, "no data rows after the header")
+        raise DataError.at(path, None, "file is empty" if suffix == ".jsonl" else "no data rows after the header")
     return Dataset(name=str(path), language="en", label_names=BINARY_LABELS, records=records)
 
 
-def _cell(value) -> str:
-    """A CSV cell or JSON value as text (JSON true -> "true", 1 -> "1")."""
+def _cell(path: Path, row_no: int, column: str, value) -> str:
+    """A CSV cell or JSON value as text (JSON true -> "true", 1 -> "1"); a JSON array or object is refused."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        kind = "an array" if isinstance(value, list) else "an object"
+        raise DataError.at(path, row_no, f"'{column}' holds {kind}; expected a string or a number")
     return str(value)
 
 
 def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
-    """``(line_number, object)`` for each non-blank line, with the required keys checked."""
-    for row_no, line in enumerate(read_text(path).split("\n"), start=1):
+    """``(line_number, object)`` for each non-blank line, with the required keys checked; streamed."""
+    for row_no, line in text_lines(path):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError.at(path, row_no, f"invalid JSON ({exc.msg})") from None
+            raise DataError.at(path, row_no, f"invalid JSON ({exc.msg}, column {exc.colno})") from None
+        except (ValueError, RecursionError) as exc:  # an integer of > 4300 digits; arrays nested too deep
+            problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+            raise DataError.at(path, row_no, f"invalid JSON ({problem})") from None
         if not isinstance(row, dict):
             raise DataError.at(path, row_no, "expected one JSON object per line")
         missing = [c for c in required if c not in row]

@@ -6,7 +6,22 @@ exit code, without a traceback; programming errors keep their tracebacks.
 """
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
+
+
+def one_line(text: str) -> str:
+    """``text`` safe to print as one line: line breaks and other control characters, and lone
+    surrogates (bytes of a non-UTF-8 file name), become escapes such as ``\\n`` or ``\\udcff``."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    if unicodedata.category(ch) in ("Zs",):  # a space other than " " (no-break space ...): printable enough
+        return ch
+    return ascii(ch)[1:-1]
 
 
 class IsarcasmError(Exception):
@@ -20,4 +35,4 @@ class DataError(IsarcasmError):
     def at(cls, path: str | Path, row: int | None, problem: str) -> "DataError":
         """An error located in a file (and row, 1-based as an editor shows it)."""
         where = f"{path}:{row}" if row is not None else str(path)
-        return cls(f"{where}: {problem}")
+        return cls(one_line(f"{where}: {problem}"))

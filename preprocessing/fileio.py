@@ -5,6 +5,7 @@ reader never lets a ``UnicodeDecodeError`` or ``KeyError`` reach the user.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import hashlib
@@ -55,22 +56,86 @@ def content_sha256(path: Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-def read_csv(path: Path, required: tuple[str, ...], delimiter: str = ",") -> Iterator[tuple[int, dict[str, str]]]:
+#: The longest CSV field accepted (the csv module's default, 128 KiB, would refuse a long text).
+MAX_FIELD = 1 << 30
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _decode_problem(path: Path) -> DataError:
+    """The first line of ``path`` that is not UTF-8, found by streaming it (for a decoding error
+    met while reading in large chunks, whose position says nothing about the line)."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(_UTF16_BOMS):
+                return DataError.at(path, None, "is UTF-16 (it starts with a UTF-16 byte-order mark); "
+                                                "re-save the file as UTF-8")
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return DataError.at(path, number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
+                                                  "re-save the file as UTF-8")
+    return DataError.at(path, None, "not valid UTF-8; re-save the file as UTF-8")
+
+
+def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, str]]:
+    """Stream ``(line_number, line)`` of a UTF-8 text file (a BOM is dropped), one line in memory at a time.
+
+    ``newline`` is :func:`open`'s: ``None`` splits on ``\\n``, ``\\r\\n`` and ``\\r`` and strips them;
+    ``""`` keeps the line ends, as :mod:`csv` needs.  Characters such as U+2028 or
+    ``\\x1c``, which ``str.splitlines`` would also split on, stay inside their line.
+    Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line.
+    """
+    if not path.is_file():
+        raise DataError.at(path, None, "file not found")
+    with path.open("r", encoding="utf-8-sig", errors="strict", newline=newline) as handle:
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if "\x00" in line:
+                    raise DataError.at(path, number, "NUL character: a UTF-16 or binary file? re-save it as "
+                                                     "UTF-8 text")
+                yield number, (line[:-1] if newline is None and line.endswith("\n") else line)
+        except UnicodeDecodeError:
+            raise _decode_problem(path) from None
+
+
+def read_csv(path: Path, required: tuple[str, ...], delimiter: str = ",",
+             strict: bool = False) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield ``(row_number, row)`` with header columns checked; row 1 is the header.
 
     Row numbers count CSV records, not physical lines (quoted fields may hold newlines).
+    The file is streamed, so memory holds one row at a time.  A required column
+    named twice is refused (which one would be meant?).  ``strict`` also refuses
+    malformed quoting (a quote left open to the end of the file, text after a
+    closing quote) instead of reading it the lenient csv way.
     """
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter=delimiter)
-    header = reader.fieldnames or []
-    missing = [c for c in required if c not in header]
-    if missing:
-        raise DataError.at(
-            path, 1, f"missing column(s) {', '.join(missing)}; the header has: {', '.join(header) or 'nothing'}"
-        )
-    for number, row in enumerate(reader, start=2):
-        if None in row:
-            raise DataError.at(path, number, f"more fields than the {len(header)} header columns")
-        yield number, row
+    csv.field_size_limit(MAX_FIELD)
+    lines = (line for _, line in text_lines(path, newline=""))
+    reader = csv.reader(lines, delimiter=delimiter, strict=strict)
+    number = 0
+    try:
+        header = None
+        for number, row in enumerate(reader, start=1):  # blank lines before the header are skipped
+            if any(cell.strip() for cell in row):
+                header = row
+                break
+        if header is None:
+            raise DataError.at(path, None, "file is empty")
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise DataError.at(path, number, f"missing column(s) {', '.join(missing)}; the header has: "
+                                             f"{', '.join(header) or 'nothing'}")
+        twice = [c for c in dict.fromkeys(required) if header.count(c) > 1]
+        if twice:
+            raise DataError.at(path, number, f"column(s) {', '.join(twice)} appear more than once in the header")
+        for number, cells in enumerate(reader, start=number + 1):
+            if len(cells) > len(header):
+                raise DataError.at(path, number, f"more fields than the {len(header)} header columns")
+            if not cells:  # a blank line
+                continue
+            yield number, dict(zip(header, cells + [None] * (len(header) - len(cells))))
+    except csv.Error as exc:
+        raise DataError.at(path, number + 1, f"malformed CSV ({exc}); check the quotes on this row") from None
 
 
 def read_json(path: Path) -> Any:

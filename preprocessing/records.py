@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a large user file's million records, ~40% less memory
 class Record:
     """One labelled example.
 

@@ -46,3 +46,17 @@ def clean_model_registry():
     for name in set(sys.modules) - modules:
         if name.startswith(("isarcasm_plugin_", "toy_entry")):
             del sys.modules[name]
+
+
+# Property-based tests (tests/test_fuzz_*.py): one fixed profile, so `make test` stays within minutes and a
+# failure found once is found again (derandomized: the same examples on every run and machine).
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "isarcasm", max_examples=60, deadline=10_000, derandomize=True, print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "isarcasm"))
+except ImportError:  # the test extra is not installed: the fuzz tests skip themselves
+    pass

@@ -84,7 +84,7 @@ def test_cache_is_rebuilt_when_the_source_changes(glove_file, cache_dir):
 
 def test_damaged_cache_is_rebuilt(glove_file, capsys):
     _, report = load_vectors_report(glove_file, glove_file.parent, progress=False)
-    (report.cache / "vectors.kv").write_bytes(b"not a pickle")
+    (report.cache / "vectors.npy").write_bytes(b"not an array")
     kv, again = load_vectors_report(glove_file, glove_file.parent)
     assert again.built and np.allclose(kv["cat"], WORDS["cat"])
     assert "unreadable" in capsys.readouterr().err

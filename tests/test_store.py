@@ -9,6 +9,13 @@ from experiments.runs.store import RunWriter, is_finished, run_dir, write_json, 
 from preprocessing.errors import IsarcasmError
 
 
+def finish(writer: RunWriter, config_hash: str) -> None:
+    """The files that make a run finished: config.json, model.keras, and metrics.json with the hash."""
+    write_json(writer.path("config.json"), {"corpus": "x"})
+    writer.path("model.keras").write_bytes(b"model")
+    write_json(writer.path("metrics.json"), {"config_hash": config_hash})
+
+
 def test_run_dir_layout(tmp_path):
     assert run_dir(tmp_path, "table7", "isarcasm", "lstm", 3) == tmp_path / "table7/isarcasm/lstm/seed-3"
     assert run_dir(tmp_path, "x", "/some/where/my.csv", "cnn", 0) == tmp_path / "x/my/cnn/seed-0"
@@ -23,7 +30,7 @@ def test_write_json_is_atomic_and_leaves_no_temp_files(tmp_path):
 def test_writer_commits_only_at_the_end_and_resume_sees_the_hash(tmp_path):
     target = tmp_path / "run"
     writer = RunWriter(target, "abc")
-    write_json(writer.path("metrics.json"), {"config_hash": "abc"})
+    finish(writer, "abc")
     assert not target.exists()  # nothing visible before commit
     writer.commit()
     assert is_finished(target, "abc") and not is_finished(target, "other")
@@ -33,12 +40,12 @@ def test_writer_commits_only_at_the_end_and_resume_sees_the_hash(tmp_path):
 def test_finished_run_is_never_overwritten_silently(tmp_path):
     target = tmp_path / "run"
     writer = RunWriter(target, "abc")
-    write_json(writer.path("metrics.json"), {"config_hash": "abc"})
+    finish(writer, "abc")
     writer.commit()
     with pytest.raises(IsarcasmError, match="--force"):
         RunWriter(target, "def")
     forced = RunWriter(target, "def", force=True)
-    write_json(forced.path("metrics.json"), {"config_hash": "def"})
+    finish(forced, "def")
     forced.commit()
     assert is_finished(target, "def")
 
@@ -66,10 +73,56 @@ def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones
     try:
         write_json(tmp_path / "results" / "x.json", {"a": 1})
         writer = RunWriter(tmp_path / "runs" / "seed-0", "hash")
-        write_json(writer.path("metrics.json"), {"config_hash": "hash"})
+        finish(writer, "hash")
         run = writer.commit()
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "results" / "x.json").stat().st_mode) == 0o644
     assert stat.S_IMODE(run.stat().st_mode) == 0o755
     assert stat.S_IMODE((run / "metrics.json").stat().st_mode) == 0o644
+
+
+def test_a_run_missing_its_model_or_config_or_with_a_truncated_metrics_file_is_not_finished(tmp_path):
+    from experiments.runs.store import is_damaged
+
+    target = tmp_path / "run"
+    writer = RunWriter(target, "abc")
+    finish(writer, "abc")
+    writer.commit()
+    assert is_finished(target, "abc") and not is_damaged(target)
+    for damage in (lambda: (target / "model.keras").unlink(), lambda: (target / "config.json").write_text("[1"),
+                   lambda: (target / "metrics.json").write_text('{"config_hash": "ab')):
+        damage()
+        assert not is_finished(target, "abc") and is_damaged(target)
+        RunWriter(target, "abc").abort()  # a damaged run may be replaced without --force
+        writer = RunWriter(target, "abc")
+        finish(writer, "abc")
+        writer.commit()
+
+
+def test_the_claim_on_a_run_is_exclusive_and_removes_a_killed_process_leftovers(tmp_path):
+    import multiprocessing
+    import time
+
+    from experiments.runs.store import run_claim
+
+    target = tmp_path / "exp" / "seed-0"
+    (tmp_path / "exp" / ".seed-0.staging-dead").mkdir(parents=True)
+    ctx = multiprocessing.get_context("spawn")
+    with run_claim(target):
+        assert not (tmp_path / "exp" / ".seed-0.staging-dead").exists()
+        other = ctx.Process(target=_claim_and_touch, args=(str(target), str(tmp_path / "other-got-it")))
+        other.start()
+        time.sleep(1.0)
+        assert not (tmp_path / "other-got-it").exists()  # it waits while this process holds the claim
+    other.join(30)
+    assert other.exitcode == 0 and (tmp_path / "other-got-it").exists()
+
+
+def _claim_and_touch(target: str, flag: str) -> None:
+    from pathlib import Path
+
+    from experiments.runs.store import run_claim
+
+    with run_claim(Path(target)):
+        Path(flag).touch()

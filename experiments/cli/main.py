@@ -21,17 +21,46 @@ from experiments.cli.preprocess import preprocess  # noqa: E402
 from experiments.cli.reproduce import report, reproduce  # noqa: E402
 from experiments.cli.train import evaluate, predict, train  # noqa: E402
 from preprocessing.datadir import resolve_data_dir  # noqa: E402
-from preprocessing.errors import IsarcasmError  # noqa: E402
+from preprocessing.errors import IsarcasmError, one_line  # noqa: E402
 
 
 class _Group(click.Group):
-    """A click group that reports user errors in one line, without a traceback."""
+    """A click group that reports user errors in one line, without a traceback: a wrong option or
+    argument too (click's usage block is replaced by a pointer to ``--help``; exit code 2)."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except IsarcasmError as exc:
-            raise click.ClickException(str(exc)) from None
+            raise click.ClickException(one_line(str(exc))) from None
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise _one_line(exc) from None
+
+
+class _Interrupted(click.ClickException):
+    """Ctrl-C (SIGINT): one line and exit code 130, as a shell reports a command it interrupted."""
+
+    exit_code = 130
+
+    def __init__(self):
+        super().__init__("interrupted; finished runs are kept (a run being trained is not), and the same command "
+                         "resumes")
+
+
+def _one_line(exc: click.UsageError) -> click.UsageError:
+    """The same error without the usage lines (a UsageError without a context prints only its message)."""
+    command = exc.ctx.command_path if exc.ctx is not None else "isarcasm"
+    plain = click.UsageError(f"{one_line(exc.format_message())} (see `{command} --help`)")
+    plain.exit_code = exc.exit_code
+    return plain
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

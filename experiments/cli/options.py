@@ -18,9 +18,11 @@ import click
 from click.core import ParameterSource
 
 from experiments.runs.protocol import QUICK, TrainConfig
+from experiments.runs.store import writable_folder
 from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
@@ -42,6 +44,18 @@ def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col
                 split_col: str | None = None, text_file: str | None = None) -> Dataset:
     """Load a corpus by name or path with the file-corpus options applied where they matter."""
     return load_corpus(name, data_dir(ctx), **corpus_options(name, text_col, label_col, split_col, text_file))
+
+
+def checked_texts(texts: tuple[str, ...]) -> list[str]:
+    """``--text`` values, refused when not UTF-8: an argument with bytes that are not UTF-8 reaches
+    Python as lone surrogates, which no output can print."""
+    for number, text in enumerate(texts, start=1):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise IsarcasmError(f"--text number {number} is not valid UTF-8 (character {exc.start + 1}); "
+                                "pass UTF-8 text") from None
+    return list(texts)
 
 
 def data_dir(ctx: click.Context) -> Path:
@@ -181,7 +195,8 @@ def study_settings(ctx: click.Context, config: TrainConfig, options: dict, outpu
     """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options and
     the executor options of :func:`jobs_option` (taken out here)."""
     executor = {name: options.pop(name) for name in EXECUTOR_OPTIONS if name in options}
-    return Settings(data_dir(ctx), Path(output_dir), Path(results_dir), config, options, force=force,
+    return Settings(data_dir(ctx), writable_folder(Path(output_dir), "--output-dir"),
+                    writable_folder(Path(results_dir), "--results-dir"), config, options, force=force,
                     tensorboard=tensorboard, jobs=jobs, **executor)
 
 

@@ -11,6 +11,7 @@ from dataclasses import asdict
 import click
 
 from experiments.cli.options import (
+    checked_texts,
     config_from_options,
     echo_json,
     file_corpus_options,
@@ -41,6 +42,7 @@ def preprocess(ctx, texts, corpus, split, limit, as_json, **options):
     applied when a corpus supplies the training vocabulary."""
     if not texts and corpus is None:
         raise click.UsageError("give --text TEXT or --corpus NAME")
+    texts = checked_texts(texts)
     config_options = pop_preprocess_options(options)
     dataset = open_corpus(ctx, corpus, **options) if corpus else None
     config = config_from_options(config_options, dataset.language if dataset else "en")

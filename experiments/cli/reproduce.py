@@ -20,7 +20,7 @@ from experiments.cli.options import (
 )
 from experiments.reports.kinds import kind_of, write_html
 from experiments.reports.table import comparison_markdown
-from experiments.runs.store import read_json
+from experiments.runs.store import read_json, safe_name, writable_folder
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
 from preprocessing.errors import IsarcasmError
@@ -62,14 +62,16 @@ def report(experiment, results_dir, html, against, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     result = _results(results_dir, experiment)
     if against:
-        click.echo(comparison_markdown(result, _results(results_dir, against)))
+        click.echo(_readable(lambda: comparison_markdown(result, _results(results_dir, against)), results_dir,
+                             f"{experiment} or {against}"))
         return
     if as_json:
         echo_json(result)
     else:
-        click.echo(kind_of(result).markdown(result))
+        click.echo(_readable(lambda: kind_of(result).markdown(result), results_dir, experiment))
     if html:
-        page = write_html(result, Path(results_dir) / experiment)
+        folder = writable_folder(Path(results_dir), "--results-dir") / safe_name(experiment, "experiment")
+        page = write_html(result, folder)
         click.echo(f"report with figures: {page}", err=as_json)
 
 
@@ -79,3 +81,13 @@ def _results(results_dir: str, experiment: str) -> dict:
         raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
                             f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
     return read_json(path)
+
+
+def _readable(render, results_dir: str, experiment: str) -> str:
+    """``render()``; a results file edited by hand, truncated into other valid JSON, or written by an
+    incompatible version is one line, not a traceback from deep inside the report."""
+    try:
+        return render()
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise IsarcasmError(f"{Path(results_dir) / experiment}.json is not a results file this version can read "
+                            f"({type(exc).__name__}: {exc}); run `isarcasm reproduce {experiment}` again") from None

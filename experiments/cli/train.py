@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from experiments.cli.options import (
+    checked_texts,
     config_from_options,
     data_dir,
     echo_json,
@@ -18,10 +19,10 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.runs.protocol import changed_fields
-from experiments.runs.store import run_dir
+from experiments.runs.store import run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
-from preprocessing.fileio import read_text
+from preprocessing.fileio import text_lines
 
 
 @click.command()
@@ -47,7 +48,8 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     preprocess = config_from_options(preprocess_given, dataset.language)
     default_preprocess = PreprocessConfig(language=dataset.language)
     variant = [*filter(None, [config.variant()]), *changed_fields(preprocess, default_preprocess)]
-    directory = run_dir(Path(output_dir), "-".join([experiment, *variant]), corpus, model, seed)
+    directory = run_dir(writable_folder(Path(output_dir), "--output-dir"), "-".join([experiment, *variant]), corpus,
+                        model, seed)
     result = train_run(dataset, model, seed, directory, data_dir(ctx), config, preprocess, force=force,
                        tensorboard=tensorboard)
     test = result.metrics["test"]
@@ -99,9 +101,9 @@ def predict(ctx, run_directory, texts, input_file, as_json):
     """Print the probability and label a trained run gives each text."""
     from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
 
-    texts = list(texts)
-    if input_file:
-        texts += [line for line in read_text(Path(input_file)).splitlines() if line.strip()]
+    texts = checked_texts(texts)
+    if input_file:  # lines end in \n, \r\n or \r; never split at U+2028 or \x1c inside a text (str.splitlines would)
+        texts += [line for _, line in text_lines(Path(input_file)) if line.strip()]
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
     run = load_run(Path(run_directory), data_dir(ctx))

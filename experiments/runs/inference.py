@@ -13,12 +13,14 @@ import numpy as np
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, score
 from experiments.runs.store import (
+    CONFIG,
+    METRICS,
     MODEL,
     evaluation_paths,
-    is_finished,
     predictions_tsv,
     read_config,
     read_json,
+    recorded_hash,
     write_json,
     write_text,
 )
@@ -69,14 +71,53 @@ class TrainedRun:
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
+    """The finished run in ``directory``; a folder that is not one, or a damaged run (an unreadable
+    metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
+    stops with one line."""
     from baselines import load_model  # loads TensorFlow: only when a model is needed
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
-    if not is_finished(directory):
-        raise IsarcasmError(f"{directory} is not a finished run (no metrics.json); train one with `isarcasm train`")
+    if not (directory / METRICS).is_file():
+        raise IsarcasmError(f"{directory} is not a finished run (no {METRICS}); train one with `isarcasm train`")
+    if recorded_hash(directory) is None:
+        raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
+                            "experiment or `isarcasm train` to train it again")
     config = read_config(directory)
+    missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
+    if missing:
+        raise IsarcasmError(f"{directory / CONFIG} is damaged (no {', '.join(missing)}); rerun its experiment "
+                            "or `isarcasm train` to train it again")
     model = load_model(directory / MODEL, compile=False)
-    return TrainedRun(directory, config, model, ModelInputs.load(directory, data_dir))
+    try:
+        inputs = ModelInputs.load(directory, data_dir)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IsarcasmError(f"{directory}: damaged preprocessing files ({type(exc).__name__}: {exc})") from None
+    _check_vocabulary(directory, model, inputs)
+    return TrainedRun(directory, config, model, inputs)
+
+
+#: What a run's config.json must hold for the run to be used.
+RUN_CONFIG_KEYS = ("corpus", "label_names", "train", "model_config")
+
+
+def _check_vocabulary(directory: Path, model, inputs: ModelInputs) -> None:
+    """The vocabulary must be the one the model was trained with: ids beyond the embedding's rows
+    would fail deep inside TensorFlow, and a shorter vocabulary would silently map words to the
+    wrong vectors; both are refused by their size."""
+    import keras  # loads TensorFlow: only when a model is needed
+
+    rows = [layer.input_dim for layer in _all_layers(model) if isinstance(layer, keras.layers.Embedding)]
+    if rows and len(inputs.preprocessor.vocab) != max(rows):
+        raise IsarcasmError(f"{directory}: the vocabulary ({len(inputs.preprocessor.vocab):,} words in vocab.json) "
+                            f"does not match the model's embedding ({max(rows):,} rows); the run's files are "
+                            "mixed up: train it again")
+
+
+def _all_layers(model):
+    for layer in model.layers:
+        yield layer
+        if hasattr(layer, "layers"):
+            yield from _all_layers(layer)
 
 
 def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = None, force: bool = False) -> dict:

@@ -81,8 +81,8 @@ class TrainConfig:
             raise IsarcasmError(f"validation fraction must be between 0 and 1, got {self.validation_fraction}")
         if self.epochs < 1 or self.batch_size < 1:
             raise IsarcasmError("epochs and batch size must be positive")
-        if not self.learning_rate > 0:
-            raise IsarcasmError(f"learning rate must be positive, got {self.learning_rate}")
+        if not 0 < self.learning_rate < float("inf"):
+            raise IsarcasmError(f"learning rate must be a positive finite number, got {self.learning_rate}")
 
     def identity(self) -> dict:
         """The settings that identify a run (its config.json and hash): every field

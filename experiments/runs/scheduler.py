@@ -130,8 +130,20 @@ class LocalExecutor:
             futures = {pool.submit(_train_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
             for future in as_completed(futures):
                 finished(futures[future], future.result())
+        except KeyboardInterrupt:
+            _stop_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)  # on an error or Ctrl-C, queued runs never start
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """On Ctrl-C, end the workers now: each already holds its next run(s) in the pool's call queue and
+    would otherwise train them before the pool shuts down.  A run cut short leaves only its staging
+    folder and lock, which the next claim on that run cleans up (see store.run_claim)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # private, so looked up with care
+        if process.is_alive():
+            process.terminate()
 
 
 def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:

@@ -8,17 +8,25 @@ the names and functions here, so the format is defined in one place.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock (two sweeps into one store at once are then not guarded)
+    fcntl = None
 
 import numpy as np
 
@@ -43,9 +51,25 @@ EVALUATIONS = "evaluations"   # the run evaluated on other corpora (cross-datase
 TENSORBOARD = "tensorboard"   # beside a model's seed-N folders, with --tensorboard
 
 
+#: What a folder name in the store may be: one path component, not hidden, no separator.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_+=,@][A-Za-z0-9._+=,@-]*")
+
+
+def safe_name(name: str, what: str = "name") -> str:
+    """``name`` when it can be a folder or file name inside the store (so nothing is written outside
+    the chosen folder: no ``..``, no ``/``, no leading dot); else a one-line error."""
+    if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name) or len(name) > 200:
+        raise IsarcasmError(f"{what} {name!r} cannot be a folder name: use letters, digits and . _ - + = , @ "
+                            "(no '/', no '..', not starting with '.')")
+    return name
+
+
 def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> Path:
-    """``root/experiment/corpus/model/seed-N``, with ``fold-K/`` (1-based) before the seed for a fold's run."""
-    folder = root / experiment / corpus_label(corpus) / model
+    """``root/experiment/corpus/model/seed-N``, with ``fold-K/`` (1-based) before the seed for a fold's run.
+
+    Every part is checked with :func:`safe_name`, so a run is always inside ``root``."""
+    folder = (root / safe_name(experiment, "experiment") / safe_name(corpus_label(corpus), "corpus")
+              / safe_name(model, "model"))
     return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
 
 
@@ -93,7 +117,8 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
     stamp (they hold, e.g., the wall time of the invocation that trained the
     runs a later one reused), and a line on stderr says so.
     """
-    paths = [results_root / f"{result['experiment']}.{ext}" for ext in ("json", "csv", "md")]
+    name = safe_name(result["experiment"], "experiment")
+    paths = [results_root / f"{name}.{ext}" for ext in ("json", "csv", "md")]
     if paths[0].is_file():
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(paths[0].stat().st_mtime))
         kept = results_root / PREVIOUS
@@ -118,16 +143,81 @@ def read_json(path: Path):
         raise IsarcasmError(f"{path}: not valid JSON ({exc})") from None
 
 
-def is_finished(directory: Path, config_hash: str | None = None) -> bool:
-    """True when ``directory`` holds a finished run (with exactly this configuration, when given)."""
-    metrics = directory / METRICS
-    if not metrics.is_file():
-        return False
+def recorded_hash(directory: Path) -> str | None:
+    """The configuration hash a finished run's metrics.json records; None when there is no
+    metrics.json, or it is damaged (truncated, not JSON, no hash): then the run is not finished."""
     try:
-        recorded = json.loads(metrics.read_text(encoding="utf-8")).get("config_hash")
-    except ValueError:
+        recorded = json.loads((directory / METRICS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = recorded.get("config_hash") if isinstance(recorded, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def is_finished(directory: Path, config_hash: str | None = None) -> bool:
+    """True when ``directory`` holds a finished run (with exactly this configuration, when given):
+    a readable metrics.json (written last) and the model it describes."""
+    recorded = recorded_hash(directory)
+    if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
-    return config_hash is None or recorded == config_hash
+    return (directory / MODEL).is_file() and _is_json_object(directory / CONFIG)
+
+
+def _is_json_object(path: Path) -> bool:
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def is_damaged(directory: Path) -> bool:
+    """A run folder that is neither finished nor empty: a metrics.json that cannot be read, or a
+    finished run whose model file is missing or whose config.json is unreadable.  Retraining may
+    replace it."""
+    return (directory / METRICS).exists() and not is_finished(directory)
+
+
+def writable_folder(path: Path, what: str) -> Path:
+    """``path``, created if needed, after checking that files can be written in it: a one-line
+    error before any work, rather than a traceback after hours of training."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise IsarcasmError(f"{what} {path} is not a writable folder ({exc.strerror or exc})") from None
+    return path
+
+
+@contextlib.contextmanager
+def run_claim(directory: Path) -> Iterator[None]:
+    """Hold the run at ``directory`` for this process: an exclusive ``flock`` on
+    ``<parent>/.<name>.lock``.  Two sweeps into one store at once take turns on each run
+    instead of training it twice and swapping its folder under each other; the second one
+    then finds it finished and reuses it.  The kernel drops the lock when the process ends,
+    even by SIGKILL, so a crash never leaves a stale claim.
+
+    While the claim is held, staging and old folders of the same run are leftovers of a
+    killed process and are removed.
+    """
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    with open(directory.parent / f".{directory.name}.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            logging.getLogger(__name__).warning(f"{directory} is being trained by another process; waiting for it")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            for leftover in directory.parent.glob(f".{directory.name}.*-*"):
+                if leftover.is_dir() and leftover.name.startswith((f".{directory.name}.staging-",
+                                                                   f".{directory.name}.old-")):
+                    shutil.rmtree(leftover, ignore_errors=True)
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
@@ -242,13 +332,20 @@ class RunWriter:
         self.directory = directory
         self.config_hash = config_hash
         self.detached = False
-        if (directory / METRICS).is_file() and not force:
+        recorded = recorded_hash(directory)
+        if recorded is not None and recorded != config_hash and not force:
             raise IsarcasmError(
                 f"{directory} already holds a finished run with another configuration; "
                 "pass --force to replace it or choose another --output-dir"
             )
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))
+        if is_damaged(directory):
+            logging.getLogger(__name__).warning(f"{directory} is a damaged run (unreadable {METRICS} or "
+                                                f"{CONFIG}, or no {MODEL}); training it again")
+        try:
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))
+        except OSError as exc:
+            raise IsarcasmError(f"cannot write the run {directory} ({exc.strerror or exc})") from None
         self.staging.chmod(usual_mode(directory=True))
 
     @classmethod
@@ -310,19 +407,21 @@ class RunFiles:
 def store_run_files(directory: Path, run: RunFiles, force: bool = False) -> Path:
     """Write a run that came home (:class:`RunFiles`) to ``directory`` exactly as a run trained here
     is written: staged beside it, metrics.json last, then swapped in atomically by :class:`RunWriter`
-    (so an interruption never leaves a partial run folder in the store)."""
-    writer = RunWriter(directory, run.config_hash, force=force or is_finished(directory, run.config_hash))
-    try:
-        for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
-            path = writer.path(name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(run.files[name])
-            path.chmod(usual_mode())
-        logs = writer.tensorboard_dir()
-        for name, content in run.tensorboard.items():
-            (logs / name).parent.mkdir(parents=True, exist_ok=True)
-            (logs / name).write_bytes(content)
-    except BaseException:
-        writer.abort()
-        raise
-    return writer.commit()
+    (so an interruption never leaves a partial run folder in the store), under the run's
+    :func:`run_claim`, so a local sweep into the same store never swaps it at the same time."""
+    with run_claim(directory):
+        writer = RunWriter(directory, run.config_hash, force=force)
+        try:
+            for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
+                path = writer.path(name)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(run.files[name])
+                path.chmod(usual_mode())
+            logs = writer.tensorboard_dir()
+            for name, content in run.tensorboard.items():
+                (logs / name).parent.mkdir(parents=True, exist_ok=True)
+                (logs / name).write_bytes(content)
+        except BaseException:
+            writer.abort()
+            raise
+        return writer.commit()

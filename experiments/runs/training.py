@@ -31,9 +31,9 @@ from experiments.runs.store import (
     RunWriter,
     find_finished,
     history_csv,
-    is_finished,
     predictions_tsv,
     read_metrics,
+    run_claim,
     write_json,
     write_text,
 )
@@ -197,9 +197,13 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
         found = reusable(plan.config_hash, directory, twins)
         if found:
             return found
-    writer = RunWriter(directory, plan.config_hash, force=force or is_finished(directory, plan.config_hash))
-    metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
-    return RunResult(writer.commit(), metrics)
+    with run_claim(directory):  # one process at a time trains this run; see store.run_claim
+        found = None if force else reusable(plan.config_hash, directory, twins)
+        if found:  # finished by another process while this one waited for the claim
+            return found
+        writer = RunWriter(directory, plan.config_hash, force=force)
+        metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
+        return RunResult(writer.commit(), metrics)
 
 
 def train_detached(dataset: Dataset, model: str, seed: int, directory: Path, staging: Path, resources: Resources,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from experiments.runs.metrics import METRICS
 from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import safe_name
 from preprocessing.errors import IsarcasmError
 
 TABLES = Path(__file__).resolve().parent / "tables"
@@ -88,11 +89,14 @@ def load_experiment(name_or_path: str) -> Experiment:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise IsarcasmError(f"{path}: experiment file not found") from None
+    except OSError as exc:
+        raise IsarcasmError(f"{path}: cannot read the experiment file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise IsarcasmError(f"{path}: not a valid TOML file ({exc})") from None
     cells = tuple(_cell(path, i, c) for i, c in enumerate(raw.get("cells", []), start=1))
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
+    safe_name(raw.get("name", path.stem), f"{path}: experiment name")  # it names folders and files of the stores
     return Experiment(raw.get("name", path.stem), raw.get("title", path.stem), raw.get("source", ""), cells,
                       _train(path, raw.get("train", {})),
                       tuple(_metric(f"{path}: metrics", m) for m in raw.get("metrics", [])))
