@@ -26,6 +26,7 @@ demo: data
 	$(BIN)/isarcasm data list
 	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
+# The backends extra: tests/test_backends.py trains every model on JAX and torch too.
 test: $(BIN)/python
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[test,backends]'
 	$(BIN)/python -m pytest

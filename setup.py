@@ -22,6 +22,11 @@ setup(
         "matplotlib>=3.7",
         "scipy>=1.10",
     ],
-    extras_require={"test": ["pytest>=8"]},
+    extras_require={
+        "test": ["pytest>=8"],
+        # The other Keras backends (KERAS_BACKEND=jax|torch); TensorFlow stays the faithful default.
+        # torch is pinned to the release whose CPU build is tested here: an unpinned torch pulls a multi-GB CUDA build.
+        "backends": ["jax>=0.4", "torch==2.13.0"],
+    },
     entry_points={"console_scripts": ["isarcasm=experiments.cli:main"]},
 )
