@@ -30,7 +30,8 @@ demo: data
 	$(BIN)/isarcasm data list
 	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
-# The Ray extra too: tests/test_ray_executor.py runs (it skips, with the reason, where Ray is missing).
+# The Ray and backends extras too: tests/test_ray_executor.py runs on Ray, tests/test_backends.py trains
+# every model on JAX and torch (each skips, with the reason, where its extra is missing).
 test: $(BIN)/python
-	$(PIP) -e '.[test,ray]'
+	$(PIP) -e '.[test,ray,backends]'
 	$(BIN)/python -m pytest

@@ -18,12 +18,15 @@ PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of the packages numbers depend on, and the Keras backend they were computed with
-    (``KERAS_BACKEND``; TensorFlow unless set)."""
+def keras_backend() -> str:
+    """The Keras backend numbers are computed with (``KERAS_BACKEND``; TensorFlow unless set)."""
     keras = sys.modules.get("keras")
-    backend = keras.backend.backend() if keras else os.environ.get("KERAS_BACKEND", "tensorflow")
-    versions = {"python": platform.python_version(), "keras_backend": backend}
+    return keras.backend.backend() if keras else os.environ.get("KERAS_BACKEND", "tensorflow")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages numbers depend on, and the Keras backend they were computed with."""
+    versions = {"python": platform.python_version(), "keras_backend": keras_backend()}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
