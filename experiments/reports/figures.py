@@ -20,8 +20,8 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 from experiments.reports.cross import MATRIX_METRICS, matrix
 from experiments.reports.table import shown_metrics
 from experiments.runs.store import (
+    METRICS,
     PREDICTIONS,
-    is_finished,
     read_config,
     read_history,
     read_metrics,
@@ -61,8 +61,11 @@ def _by_corpus(result: dict) -> dict[str, list[dict]]:
 
 
 def _runs(cell: dict) -> list[Path]:
-    """The cell's run directories that still exist (paths are as recorded, relative to where it ran)."""
-    return [Path(r) for r in cell.get("runs", []) if is_finished(Path(r))]
+    """The cell's run directories that still hold what figures read: metrics.json (written last, so
+    the run completed) and its predictions. The model file is not needed, so a run whose model was
+    deleted to save space still draws (paths are as recorded, relative to where it ran)."""
+    return [Path(r) for r in cell.get("runs", [])
+            if (Path(r) / METRICS).is_file() and (Path(r) / PREDICTIONS).is_file()]
 
 
 def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path:
