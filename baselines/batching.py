@@ -1,4 +1,4 @@
-"""Prediction with each batch padded only to its own longest text.
+"""Batches padded only to their own longest text: for prediction, and the ``--batching bucket`` variant.
 
 Texts are padded to the corpus' ``max_len`` (the 99th percentile of training
 lengths), but most are much shorter: on iSarcasm the mean text has 21 of 57
@@ -8,8 +8,9 @@ every model, to the last bit on the CPU).  :func:`predict_by_length` therefore
 sorts the texts by length, cuts each batch's trailing all-padding columns and
 returns the rows in their original order: the same numbers from far fewer
 time steps.  A model saved with a fixed input length (before this module
-existed) gets full-length batches.  Training keeps Keras' shuffled batches (cutting them would save
-little: a random batch of 128 tweets nearly always holds one of full length).
+existed) gets full-length batches.  Faithful training keeps Keras' shuffled batches (cutting them
+would save little: a random batch of 128 tweets nearly always holds one of full length);
+:class:`LengthBuckets` is the variant that groups texts of similar length.
 """
 from __future__ import annotations
 
@@ -28,6 +29,18 @@ def used_length(ids: np.ndarray) -> np.ndarray:
     return np.where(real.any(axis=1), ids.shape[1] - np.argmax(real[:, ::-1], axis=1), 0)
 
 
+def take_rows(inputs: dict[str, np.ndarray], rows: np.ndarray, cut=SEQUENCE_INPUTS) -> dict[str, np.ndarray]:
+    """The given rows of every input; the sequence inputs named in ``cut`` lose the columns that are
+    padding in all of those rows (at least one column is kept, for a batch of empty texts)."""
+    batch = {}
+    for name, values in inputs.items():
+        values = values[rows]
+        if name in cut:
+            values = values[:, :max(1, int(used_length(values).max()))]
+        batch[name] = values
+    return batch
+
+
 def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_size: int = 256):
     """``model.predict(inputs)``, computed on length-sorted batches cut to their longest text.
 
@@ -36,17 +49,10 @@ def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_s
     """
     rows = len(next(iter(inputs.values())))
     variable = {tensor.name for tensor in model.inputs if len(tensor.shape) == 2 and tensor.shape[1] is None}
-    lengths = {name: used_length(inputs[name]) for name in SEQUENCE_INPUTS if name in inputs and name in variable}
-    order = np.argsort(lengths.get("tokens", np.zeros(rows, dtype=int)), kind="stable")
-    outputs = []
-    for start in range(0, rows, batch_size):
-        chosen = order[start:start + batch_size]
-        batch = {}
-        for name, values in inputs.items():
-            if name in lengths:
-                values = values[:, :max(1, int(lengths[name][chosen].max()))]
-            batch[name] = values[chosen]
-        outputs.append(model.predict_on_batch(batch))
+    cut = [name for name in SEQUENCE_INPUTS if name in inputs and name in variable]
+    order = np.argsort(used_length(inputs["tokens"]) if "tokens" in cut else np.zeros(rows, dtype=int), kind="stable")
+    outputs = [model.predict_on_batch(take_rows(inputs, order[start:start + batch_size], cut))
+               for start in range(0, rows, batch_size)]
     if not outputs:
         return model.predict(inputs, verbose=0)
     joined = keras.tree.map_structure(lambda *parts: np.concatenate(parts), *outputs)
@@ -80,12 +86,7 @@ class LengthBuckets(keras.utils.PyDataset):
 
     def __getitem__(self, index: int):
         rows = self.batches[index]
-        batch = {}
-        for name, values in self.x.items():
-            if name in SEQUENCE_INPUTS:
-                values = values[:, :max(1, int(used_length(values[rows]).max()))]
-            batch[name] = values[rows]
-        return batch, keras.tree.map_structure(lambda targets: targets[rows], self.y)
+        return take_rows(self.x, rows), keras.tree.map_structure(lambda targets: targets[rows], self.y)
 
     def on_epoch_end(self) -> None:
         shuffled = self.rng.permutation(len(self.lengths))

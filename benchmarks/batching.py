@@ -7,7 +7,7 @@ alternating epoch by epoch so that a change in the machine's load hits both.
 Prints the mean padded length per batch and one row per model: seconds per
 epoch with each batching and their ratio.
 
-Usage: ``python speed/batching.py [--models lstm,cnn] [--epochs 3] [--data-dir ../shared/data]``.
+Usage: ``python benchmarks/batching.py [--models lstm,cnn] [--epochs 3] [--data-dir ../shared/data]``.
 """
 from __future__ import annotations
 

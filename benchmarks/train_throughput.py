@@ -9,7 +9,7 @@ examples per second:
 - ``train epoch 2``: a steady-state epoch, what each of the 30 paper epochs costs;
 - ``predict``: inference over the same examples after a warm-up call.
 
-Usage: ``python speed/train_throughput.py [--models lstm,cnn] [--examples 3467]``.
+Usage: ``python benchmarks/train_throughput.py [--models lstm,cnn] [--examples 3467]``.
 Timings depend on the machine and its load: the header prints both.
 """
 from __future__ import annotations

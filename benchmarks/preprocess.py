@@ -1,6 +1,6 @@
 """Tokenise + normalise throughput, and cold vs cached word-vector loading.
 
-    python speed/preprocess.py [--data-dir DIR] [--skip-cold] [--cpu N] [--repeats 3]
+    python benchmarks/preprocess.py [--data-dir DIR] [--skip-cold] [--cpu N] [--repeats 3]
 
 Tokenisation runs pinned to one CPU core (``--cpu``, default the first one this
 process may use) over the training split of iSarcasmEval (tweets) and SARC pol

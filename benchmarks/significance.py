@@ -6,7 +6,7 @@ McNemar's exact test, on synthetic predictions of each corpus' test size.
 ``benchmark`` runs one comparison per (cell, classic model): about 250 for
 table6 + table7 + the 6 x 6 cross matrix against 7 classic models.
 
-Usage: ``python speed/significance.py [--seeds 5] [--repeat 3]``.
+Usage: ``python benchmarks/significance.py [--seeds 5] [--repeat 3]``.
 """
 from __future__ import annotations
 

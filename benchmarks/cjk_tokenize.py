@@ -1,6 +1,6 @@
 """Chinese and Korean segmentation: speed and vocabulary, without training.
 
-    python speed/cjk_tokenize.py [--data-dir DIR]
+    python benchmarks/cjk_tokenize.py [--data-dir DIR]
 
 For ToSarcasm (zh) and KoCoSa (ko) prints, per segmentation: throughput
 (tokens/s, one fresh tokenizer, all splits), training types, types seen

@@ -16,7 +16,7 @@ Printed per model and backend: the first epoch's seconds (graph tracing or compi
 included), training examples/s over the later epochs (median), prediction examples/s
 (median, after a warm-up pass), then the fastest backend per model.
 
-Usage: ``python speed/backend_throughput.py [--models lstm,cnn] [--epochs 4] [--backends tensorflow,jax,torch]``.
+Usage: ``python benchmarks/backend_throughput.py [--models lstm,cnn] [--epochs 4] [--backends tensorflow,jax,torch]``.
 Timings depend on the machine and its load: the header prints both.
 """
 from __future__ import annotations

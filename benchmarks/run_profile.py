@@ -9,7 +9,7 @@ training and validation, the final validation/test prediction, and saving.
 
 Usage::
 
-    python speed/run_profile.py --corpus isarcasm --model siarn --seed 0 [--runs 2] [--batching bucket]
+    python benchmarks/run_profile.py --corpus isarcasm --model siarn --seed 0 [--runs 2] [--batching bucket]
 
 ``--runs 2`` trains a second run of the next seed in the same process, which
 shows what a worker process that keeps its imports and caches pays per run.

@@ -11,7 +11,7 @@ interpreter had before reading, and the peak per MB of file.
 The file is read one row at a time, so what remains is the records themselves
 (every text, id and label is kept: commands need them all).
 
-Usage: ``python speed/user_file_memory.py [--mb 200] [--formats tsv,csv,jsonl]``.
+Usage: ``python benchmarks/user_file_memory.py [--mb 200] [--formats tsv,csv,jsonl]``.
 """
 from __future__ import annotations
 

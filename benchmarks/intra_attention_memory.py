@@ -8,7 +8,7 @@ of the same size is the reference.  Prints one table: peak resident memory
 (whole process, TensorFlow included), its increase over building the model,
 the size of the largest pair tensor, and milliseconds per step.
 
-Usage: ``python speed/intra_attention_memory.py [--batch 128] [--length 100] [--k 10,100]``.
+Usage: ``python benchmarks/intra_attention_memory.py [--batch 128] [--length 100] [--k 10,100]``.
 """
 from __future__ import annotations
 

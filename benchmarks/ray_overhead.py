@@ -10,7 +10,7 @@ Then, with ``--two-nodes``, one more sweep on a two-node Ray cluster on this mac
 (``ray.cluster_utils.Cluster``, one CPU a node) prints which node trained each run, from the
 runs' config.json machine records.
 
-Usage: ``python speed/ray_overhead.py [--experiment table7] [--models lstm,cnn] [--corpora isarcasm]
+Usage: ``python benchmarks/ray_overhead.py [--experiment table7] [--models lstm,cnn] [--corpora isarcasm]
 [--seeds 2] [--jobs 2] [--repetitions 3] [--two-nodes]``; needs the data (``--data-dir``) and Ray.
 Timings depend on the machine and its load: the header prints both.
 """

@@ -1,6 +1,6 @@
 """How long the lexicon featuriser takes to load and to transform tweets.
 
-    python speed/lexicons.py [--data-dir DIR] [--repeat 10]
+    python benchmarks/lexicons.py [--data-dir DIR] [--repeat 10]
 
 Prints the cold load (parsing every file, per lexicon), the warm load (same
 process, served by the in-memory cache), the tweet tokenizer's throughput
