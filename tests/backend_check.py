@@ -85,13 +85,14 @@ def check_train_command(directory: Path) -> dict:
 
     directory.mkdir(parents=True, exist_ok=True)
     corpus = write_corpus(directory / "toy.csv")
-    args = ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "lstm", "--epochs", "1",
-            "--embeddings", "random", "--output-dir", str(directory / "runs")]
+    args = ["--backend", keras.backend.backend(), "train", "--corpus", str(corpus), "--split-col", "split",
+            "--model", "lstm", "--epochs", "1", "--embeddings", "random", "--output-dir", str(directory / "runs")]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    config = json.loads(next((directory / "runs").rglob("config.json")).read_text())
+    path = next((directory / "runs").rglob("config.json"))
+    config = json.loads(path.read_text())
     return {"keras_backend": config["versions"]["keras_backend"], "hashed_backend": config.get("keras_backend"),
-            "output": result.output[-300:]}
+            "experiment": path.relative_to(directory / "runs").parts[0], "output": result.output[-300:]}
 
 
 def check_tensorflow_run_not_reused(directory: Path) -> dict:

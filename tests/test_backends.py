@@ -56,9 +56,12 @@ def test_model_trains_predicts_saves_and_reloads(backend, check, tmp_path_factor
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
-def test_train_command_runs_and_records_the_backend(backend, tmp_path_factory):
+def test_train_command_runs_on_the_chosen_backend_as_a_named_variant(backend, tmp_path_factory):
+    """`isarcasm --backend NAME train`: the run computes on that backend, records it, and is stored
+    under the named variant, apart from the TensorFlow runs."""
     found = outcome(backend, "isarcasm train", tmp_path_factory)
     assert found["keras_backend"] == backend and found["hashed_backend"] == backend
+    assert found["experiment"] == f"train-backend-{backend}"
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
@@ -66,3 +69,32 @@ def test_a_tensorflow_run_is_not_reused_on_another_backend(backend, tmp_path_fac
     """The backend is part of the configuration hash, except TensorFlow's (its runs keep their hashes:
     test_run_format.py)."""
     assert outcome(backend, "tensorflow run not reused", tmp_path_factory)["same_hash"] is False
+
+
+def test_another_backend_is_a_named_variant(monkeypatch):
+    """Runs and results of another backend go under <experiment>-backend-NAME; TensorFlow's keep their names."""
+    from experiments.runs import provenance
+    from experiments.runs.protocol import QUICK, TrainConfig
+
+    assert TrainConfig().variant() == ""
+    monkeypatch.setattr(provenance, "keras_backend", lambda: "jax")
+    assert TrainConfig().variant() == "backend-jax"
+    assert TrainConfig(**QUICK).variant() == "quick-backend-jax"
+    assert TrainConfig(batching="bucket").variant() == "batching-bucket-backend-jax"
+
+
+def test_backend_option_errors_are_one_line(monkeypatch):
+    """A backend whose package is missing, or one chosen after Keras was imported with another: one line, exit 1."""
+    import keras
+    from click.testing import CliRunner
+
+    from experiments.cli import main
+
+    other = "jax" if keras.backend.backend() != "jax" else "torch"
+    outcome = CliRunner().invoke(main, ["--backend", other, "models", "list"])
+    assert outcome.exit_code == 1 and "already imported" in outcome.output and len(outcome.output.splitlines()) == 1
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    outcome = CliRunner().invoke(main, ["--backend", other, "models", "list"])
+    assert outcome.exit_code == 1 and "pip install -e '.[backends]'" in outcome.output
+    outcome = CliRunner().invoke(main, ["--backend", "theano", "models", "list"])
+    assert outcome.exit_code == 2 and "theano" in outcome.output

@@ -20,6 +20,7 @@ from experiments.cli.models import models  # noqa: E402
 from experiments.cli.preprocess import preprocess  # noqa: E402
 from experiments.cli.reproduce import report, reproduce  # noqa: E402
 from experiments.cli.train import evaluate, predict, train  # noqa: E402
+from experiments.runs.provenance import BACKENDS, use_backend  # noqa: E402
 from preprocessing.datadir import resolve_data_dir  # noqa: E402
 from preprocessing.errors import IsarcasmError, one_line  # noqa: E402
 
@@ -69,11 +70,18 @@ def _one_line(exc: click.UsageError) -> click.UsageError:
 @click.option("-q", "--quiet", is_flag=True, help="Hide warnings.")
 @click.option("--model-module", "model_modules", multiple=True, metavar="FILE.py",
               help="A Python file registering a model with baselines.register_model (repeatable).")
+@click.option("--backend", type=click.Choice(list(BACKENDS)), default=None,
+              help="Keras backend to train and predict with (default: $KERAS_BACKEND, else tensorflow, the backend "
+                   "of the committed numbers). Another backend gives other numbers, so its runs and results are "
+                   "a named variant: <experiment>-backend-NAME.")
 @click.version_option(package_name="isarcasm-baselines")
 @click.pass_context
-def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: tuple[str, ...]) -> None:
+def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: tuple[str, ...],
+         backend: str | None) -> None:
     """Classic neural sarcasm detectors and the iSarcasm (ACL 2020) baseline tables."""
     logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING, format="warning: %(message)s")
+    if backend:
+        use_backend(backend)  # before anything imports Keras (the plugins below do)
     ctx.obj = {"data_dir": resolve_data_dir(data_dir)}
     if model_modules:  # imported only when asked: importing the models loads TensorFlow
         from baselines.plugins import load_plugins

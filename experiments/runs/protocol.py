@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
+from experiments.runs.provenance import backend_variant
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset, Record
 
@@ -91,7 +92,8 @@ class TrainConfig:
                 if not (f.metadata.get("added_later") and getattr(self, f.name) == f.default)}
 
     def variant(self, protocol: "TrainConfig | None" = None) -> str:
-        """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same).
+        """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);
+        a Keras backend other than TensorFlow is a difference too (``backend-jax``).
 
         Runs and results of a variant live under ``<experiment>-<variant>`` so
         they are never mixed with (or overwrite) the faithful numbers.  An
@@ -100,8 +102,10 @@ class TrainConfig:
         """
         protocol = protocol or TrainConfig()
         if self.epochs == QUICK["epochs"] and self.max_train == QUICK["max_train"]:
-            return "-".join(["quick", *changed_fields(self, replace(protocol, **QUICK))])
-        return "-".join(changed_fields(self, protocol))
+            changed = ["quick", *changed_fields(self, replace(protocol, **QUICK))]
+        else:
+            changed = changed_fields(self, protocol)
+        return "-".join([*changed, *backend_variant()])
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -11,6 +12,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256
 
 PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy", "gensim", "numpy", "scikit-learn",
@@ -18,10 +20,36 @@ PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: The Keras backends a run may compute with, and the package each needs.  TensorFlow is the
+#: backend of every committed number; the others are named variants (see :func:`backend_variant`).
+BACKENDS = {"tensorflow": "tensorflow", "jax": "jax", "torch": "torch"}
+
+
 def keras_backend() -> str:
     """The Keras backend numbers are computed with (``KERAS_BACKEND``; TensorFlow unless set)."""
     keras = sys.modules.get("keras")
     return keras.backend.backend() if keras else os.environ.get("KERAS_BACKEND", "tensorflow")
+
+
+def use_backend(name: str) -> None:
+    """Compute with Keras backend ``name`` (``isarcasm --backend``), in this process and in the
+    processes it starts.  Keras reads ``KERAS_BACKEND`` once, when it is imported, so this must
+    come first; the backend's package is checked now rather than at the first run."""
+    if name not in BACKENDS:
+        raise IsarcasmError(f"unknown backend '{name}' (use one of: {', '.join(BACKENDS)})")
+    if importlib.util.find_spec(BACKENDS[name]) is None:
+        raise IsarcasmError(f"the {name} backend needs the {BACKENDS[name]} package: pip install -e '.[backends]'")
+    if "keras" in sys.modules and keras_backend() != name:
+        raise IsarcasmError(f"Keras was already imported with the {keras_backend()} backend; choose the backend "
+                            "before Keras is imported")
+    os.environ["KERAS_BACKEND"] = name
+
+
+def backend_variant() -> list[str]:
+    """``['backend-NAME']`` when runs compute with a backend other than TensorFlow, else ``[]``:
+    another backend gives other numbers, so its runs and results are a named variant."""
+    backend = keras_backend()
+    return [] if backend == "tensorflow" else [f"backend-{backend}"]
 
 
 def package_versions() -> dict[str, str]:

@@ -1,0 +1,90 @@
+"""Did a change keep the numbers?  Compare two results files of one experiment, run by run.
+
+A speed-up of the faithful path must leave every number as it was.  This script
+reads two results files (``results/<experiment>.json``) of the same cells and
+seeds, say Table 7 trained before and after a change, and prints, per cell,
+how many runs give the same value of every metric and select the same epoch,
+and the largest difference in the main metric.  With ``--runs-a``/``--runs-b``
+(the two run stores, ``--output-dir``) it also compares each run's test
+predictions file byte for byte, which is stricter than the rounded metrics.
+
+Usage::
+
+    python benchmarks/same_numbers.py BEFORE.json AFTER.json [--runs-a DIR --runs-b DIR]
+
+Runs repeat exactly only on one machine with the same threads per run; compare
+files trained on the same CPU (each run's ``config.json`` records it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def by_cell(result: dict) -> dict[tuple[str, str], dict]:
+    return {(cell["corpus"], cell["model"]): cell for cell in result["cells"] if cell.get("selected_epochs")}
+
+
+def run_pairs(cell: dict, other: dict):
+    """(seed, index in cell, index in other) for the seeds both cells ran."""
+    where = {seed: i for i, seed in enumerate(other["seeds"])}
+    return [(seed, i, where[seed]) for i, seed in enumerate(cell["seeds"]) if seed in where]
+
+
+def same_predictions(runs_a: Path, runs_b: Path, run: str) -> bool | None:
+    """Whether the run's predictions.tsv is byte-identical in both stores (None when either is missing)."""
+    parts = Path(run).parts
+    seed = max(i for i, part in enumerate(parts) if part.startswith("seed-"))
+    relative = Path(*parts[seed - 3:])  # <experiment>/<corpus>/<model>/seed-N[/fold-K], as in every store
+    files = [root / relative / "predictions.tsv" for root in (runs_a, runs_b)]
+    if not all(f.is_file() for f in files):
+        return None
+    return files[0].read_bytes() == files[1].read_bytes()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--runs-a", type=Path, help="run store of BEFORE (its --output-dir)")
+    parser.add_argument("--runs-b", type=Path, help="run store of AFTER")
+    parser.add_argument("--metric", default="f1_sarcastic")
+    args = parser.parse_args()
+    before, after = (by_cell(json.loads(path.read_text())) for path in (args.before, args.after))
+    print(f"| corpus | model | runs | same numbers | same epoch | max |Δ {args.metric}| |"
+          + (" same predictions |" if args.runs_a else ""))
+    print("|---|---|---|---|---|---|" + ("---|" if args.runs_a else ""))
+    changed_cells = changed_runs = total = 0
+    for key in sorted(before.keys() & after.keys()):
+        a, b = before[key], after[key]
+        pairs = run_pairs(a, b)
+        same = epochs = 0
+        delta = 0.0
+        identical = []
+        for seed, i, j in pairs:
+            values_equal = all(a["metrics"][m]["values"][i] == b["metrics"][m]["values"][j]
+                               for m in a["metrics"] if m in b["metrics"])
+            epoch_equal = a["selected_epochs"][i] == b["selected_epochs"][j]
+            same += values_equal and epoch_equal
+            epochs += epoch_equal
+            if args.metric in a["metrics"] and args.metric in b["metrics"]:
+                delta = max(delta, abs(a["metrics"][args.metric]["values"][i] - b["metrics"][args.metric]["values"][j]))
+            if args.runs_a and args.runs_b:
+                identical.append(same_predictions(args.runs_a, args.runs_b, a["runs"][i]))
+        total += len(pairs)
+        changed_runs += len(pairs) - same
+        changed_cells += same < len(pairs)
+        shown = ""
+        if identical:
+            shown = f" {sum(x is True for x in identical)} of {sum(x is not None for x in identical)} |"
+        print(f"| {key[0]} | {key[1]} | {len(pairs)} | {same} | {epochs} | {delta:.4f} |{shown}")
+    print(f"\ncells with a changed number: {changed_cells} of {len(before.keys() & after.keys())}; "
+          f"runs: {changed_runs} of {total}")
+    missing = sorted(before.keys() ^ after.keys())
+    if missing:
+        print(f"cells in only one file: {', '.join('/'.join(k) for k in missing)}")
+
+
+if __name__ == "__main__":
+    main()
