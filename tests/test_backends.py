@@ -61,7 +61,7 @@ def test_train_command_runs_on_the_chosen_backend_as_a_named_variant(backend, tm
     under the named variant, apart from the TensorFlow runs."""
     found = outcome(backend, "isarcasm train", tmp_path_factory)
     assert found["keras_backend"] == backend and found["hashed_backend"] == backend
-    assert found["experiment"] == f"train-backend-{backend}"
+    assert found["experiment"] == f"train-epochs-1-embeddings-random-backend-{backend}"
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
