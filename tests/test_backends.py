@@ -18,8 +18,11 @@ from pathlib import Path
 import pytest
 from backend_check import CASES
 
+from experiments.runs.provenance import BACKENDS as ALL_BACKENDS
+
 HELPER = Path(__file__).resolve().parent / "backend_check.py"
-BACKENDS = {"jax": "jax", "torch": "torch"}  # backend: the package it needs
+#: The backends other than TensorFlow (the one the rest of the suite runs on), and the package each needs.
+BACKENDS = {name: package for name, package in ALL_BACKENDS.items() if name != "tensorflow"}
 _reports: dict[str, dict] = {}
 
 

@@ -45,11 +45,17 @@ def use_backend(name: str) -> None:
     os.environ["KERAS_BACKEND"] = name
 
 
+def other_backend() -> str | None:
+    """The Keras backend when it is not TensorFlow (whose runs keep their names and hashes), else None."""
+    backend = keras_backend()
+    return None if backend == "tensorflow" else backend
+
+
 def backend_variant() -> list[str]:
     """``['backend-NAME']`` when runs compute with a backend other than TensorFlow, else ``[]``:
     another backend gives other numbers, so its runs and results are a named variant."""
-    backend = keras_backend()
-    return [] if backend == "tensorflow" else [f"backend-{backend}"]
+    backend = other_backend()
+    return [f"backend-{backend}"] if backend else []
 
 
 def package_versions() -> dict[str, str]:

@@ -115,11 +115,11 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
     spec = MODELS.get(model)
     lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in spec.inputs else {}
     aux = aux_tasks(spec, dataset)
-    backend = provenance.keras_backend()
+    backend = provenance.other_backend()
     return {
         **plugin,
         # Another backend gives other numbers: never reuse a TensorFlow run for it (TensorFlow runs keep their hash).
-        **({"keras_backend": backend} if backend != "tensorflow" else {}),
+        **({"keras_backend": backend} if backend else {}),
         **lexicon,
         **({"aux_tasks": {task: list(classes) for task, classes in aux.items()}} if aux else {}),
         "corpus": dataset.name,
