@@ -101,3 +101,36 @@ class LengthBuckets(keras.utils.PyDataset):
         other = next((i for i in range(2, len(length)) if length[i] != length[0]), None)
         if len(length) > 2 and length[1] == length[0] and other is not None:
             self.batches[1], self.batches[other] = self.batches[other], self.batches[1]
+
+
+class ClassRatioBatches(keras.utils.PyDataset):
+    """Training batches that each keep the training split's class ratio: the ``--batching class-ratio``
+    variant, after the iSarcasm authors' code (silviu-oprea/sarcasm-cronos,
+    src/data_and_resources_acl.py, ``get_data_gen``), which fills every batch with a fixed number of
+    sarcastic and non-sarcastic tweets.
+
+    Every epoch each class's texts are shuffled with the run's seed and dealt over the batches in
+    equal parts, so a batch holds its class's share to within one text; the rows of a batch are
+    shuffled too.  (The authors' batches are formed once, in database order; these are redrawn each
+    epoch, as Keras' shuffled batches are.)  Batches are padded to ``max_len`` like the paper's.
+    """
+
+    def __init__(self, x: dict[str, np.ndarray], y, labels: np.ndarray, batch_size: int, seed: int):
+        super().__init__()
+        self.x, self.y, self.labels = x, y, np.asarray(labels)
+        self.count = -(-len(self.labels) // batch_size)  # batches per epoch, as Keras' shuffled batches
+        self.rng = np.random.default_rng(seed)
+        self.batches: list[np.ndarray] = []
+        self.on_epoch_end()
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int):
+        rows = self.batches[index]
+        return take_rows(self.x, rows, cut=()), keras.tree.map_structure(lambda targets: targets[rows], self.y)
+
+    def on_epoch_end(self) -> None:
+        parts = [np.array_split(self.rng.permutation(np.flatnonzero(self.labels == label)), self.count)
+                 for label in np.unique(self.labels)]
+        self.batches = [self.rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(self.count)]

@@ -1,6 +1,7 @@
 """``isarcasm reproduce`` and ``isarcasm report``."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -20,6 +21,7 @@ from experiments.cli.options import (
 )
 from experiments.reports.kinds import kind_of, write_html
 from experiments.reports.table import comparison_markdown
+from experiments.runs.protocol import PROTOCOLS
 from experiments.runs.store import read_json, safe_name, writable_folder
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
@@ -31,19 +33,23 @@ from preprocessing.errors import IsarcasmError
 @seeds_option
 @click.option("--models", default=None, help="Comma-separated subset of models.")
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
+@click.option("--protocol", type=click.Choice(list(PROTOCOLS)), default="as-written", show_default=True,
+              help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
+                   "does (class-ratio batches, gradients clipped to norm 1, the grid threshold rule), stored "
+                   "apart as <experiment>-authors-code (see docs/results/table7.md).")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, results_dir, output_dir, force, tensorboard, quick, jobs,
-              **options):
+def reproduce(ctx, experiment, seeds, models, corpora, protocol, results_dir, output_dir, force, tensorboard, quick,
+              jobs, **options):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
     Finished runs are reused, so an interrupted reproduction resumes.
     """
     spec = load_experiment(experiment).select(split_list(models), split_list(corpora))
-    config = train_config(options, quick, spec.protocol())  # the rest are corpus options
+    config = replace(train_config(options, quick, spec.protocol()), **PROTOCOLS[protocol])  # the rest: corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     result = run_experiment(spec, seed_list(seeds, quick), settings)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))

@@ -12,10 +12,13 @@ from pathlib import Path
 from sklearn.model_selection import train_test_split
 
 from experiments.runs.provenance import backend_variant
+from experiments.runs.trajectory import RULES, THRESHOLD_RULES
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset, Record
 
-SELECTIONS = ("best", "last")
+#: Selection rules (see :mod:`experiments.runs.trajectory`).  ``tuned`` and ``grid`` read the same training
+#: trajectory as ``best``: a study trains ``best`` runs and applies them to their per-epoch record.
+SELECTIONS = RULES
 CLASS_WEIGHTS = ("none", "balanced")
 #: Dialogue context read beside the text: none, the last turn, or all turns (see inputs.context_text).
 CONTEXTS = ("none", "last", "all")
@@ -24,9 +27,17 @@ CONTEXTS = ("none", "last", "all")
 #: too, for corpora whose task metric it is (KoCoSa): on a mostly sarcastic validation slice the
 #: sarcastic-class F1 favours epochs that label nearly everything sarcastic.
 SELECT_ON = ("default", "macro-f1")
-#: How training texts are batched: "shuffled" (Keras' shuffled batches, padded to max_len: the paper's)
-#: or "bucket" (texts of similar length together, each batch cut to its longest text: faster, a variant).
-BATCHINGS = ("shuffled", "bucket")
+#: How training texts are batched: "shuffled" (Keras' shuffled batches, padded to max_len: the paper's),
+#: "bucket" (texts of similar length together, each batch cut to its longest text: faster, a variant) or
+#: "class-ratio" (every batch keeps the training split's class ratio: the iSarcasm authors' code).
+BATCHINGS = ("shuffled", "bucket", "class-ratio")
+#: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
+#: that the paper does not state, each also its own option: class-ratio batches
+#: (src/data_and_resources_acl.py, get_data_gen), gradients clipped to norm 1 (src/main.py, flag
+#: grad_clip_norm), and the grid threshold rule (src/main.py print_epoch_stats, src/metrics.py).
+AUTHORS_CODE = dict(batching="class-ratio", clipnorm=1.0, selection="grid")
+#: ``--protocol`` choices: the paper as written (the default) or the authors' code.
+PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}
 
 
 def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
@@ -47,7 +58,9 @@ class TrainConfig:
     batch_size: int = _setting(128, "Examples per training step.")
     learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr")
     validation_fraction: float = _setting(0.1)
-    selection: str = _setting("best", "best: weights of the best validation-F1 epoch; last: after the final epoch.",
+    selection: str = _setting("best", "best: the epoch of best validation F1; last: the final epoch; tuned: best's "
+                              "epoch with a threshold tuned on validation; grid: the iSarcasm authors' per-epoch "
+                              "threshold grid (studies apply tuned and grid to best runs' per-epoch record).",
                               SELECTIONS)
     threshold: float = _setting(0.5)
     tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
@@ -65,7 +78,10 @@ class TrainConfig:
                               "named variant).", SELECT_ON, added_later=True)
     batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
                              "batches of texts of similar length, each cut to its longest text (about twice as fast "
-                             "for recurrent models on tweets; a named variant).", BATCHINGS, added_later=True)
+                             "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
+                             "training class ratio (the authors' code; a named variant).", BATCHINGS, added_later=True)
+    clipnorm: float | None = _setting(None, "Clip each gradient to this norm (the authors' code: 1; a named variant).",
+                                      added_later=True)
 
     def __post_init__(self):
         if self.selection not in SELECTIONS:
@@ -84,6 +100,13 @@ class TrainConfig:
             raise IsarcasmError("epochs and batch size must be positive")
         if not 0 < self.learning_rate < float("inf"):
             raise IsarcasmError(f"learning rate must be a positive finite number, got {self.learning_rate}")
+        if self.clipnorm is not None and not 0 < self.clipnorm < float("inf"):
+            raise IsarcasmError(f"clipnorm must be a positive finite number, got {self.clipnorm}")
+
+    def trained(self) -> "TrainConfig":
+        """The settings of the training trajectory: ``tuned`` and ``grid`` are applied to the per-epoch
+        record of a ``best`` run, so a study trains (and reuses) ``best`` runs for them."""
+        return replace(self, selection="best") if self.selection in THRESHOLD_RULES else self
 
     def identity(self) -> dict:
         """The settings that identify a run (its config.json and hash): every field
@@ -101,11 +124,16 @@ class TrainConfig:
         Chinese), which its faithful runs then follow.
         """
         protocol = protocol or TrainConfig()
+        named = []
         if self.epochs == QUICK["epochs"] and self.max_train == QUICK["max_train"]:
-            changed = ["quick", *changed_fields(self, replace(protocol, **QUICK))]
-        else:
-            changed = changed_fields(self, protocol)
-        return "-".join([*changed, *backend_variant()])
+            named, protocol = ["quick"], replace(protocol, **QUICK)
+        authors = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
+        if all(getattr(self, name) == value for name, value in authors.items()):
+            # the authors' training elements, and their grid rule unless another rule is asked for
+            named, protocol = [*named, "authors-code"], replace(protocol, **authors)
+            if self.selection == "grid":
+                protocol = replace(protocol, selection="grid")
+        return "-".join([*named, *changed_fields(self, protocol), *backend_variant()])
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 import keras
 import numpy as np
 
+from baselines.common import main_output
+from experiments.runs.trajectory import Trajectory, choose
+
 
 @keras.saving.register_keras_serializable(package="isarcasm")
 class ClassF1(keras.metrics.F1Score):
@@ -48,3 +51,34 @@ class KeepBestEpoch(keras.callbacks.Callback):
         value = float((logs or {})[self.monitor])
         if value > self.best:
             self.best, self.epoch, self.weights = value, epoch + 1, self.model.get_weights()
+
+
+class EpochRecorder(keras.callbacks.Callback):
+    """Records, after every epoch, the class probabilities of the validation and test splits (the
+    run's per-epoch record, :mod:`experiments.runs.trajectory`), and keeps the weights of the epoch
+    each rule in ``keep`` chooses so far (the choice reads the validation arrays only).
+
+    The test split is predicted for the record alone: no choice here or in any rule reads it.
+    """
+
+    def __init__(self, inputs: dict, gold: dict, keep: tuple[str, ...] = (), threshold: float = 0.5,
+                 macro: bool = False):
+        super().__init__()
+        self.inputs, self.gold, self.keep = inputs, gold, keep
+        self.threshold, self.macro = threshold, macro
+        self.probabilities = {"validation": [], "test": []}
+        self.weights: dict[str, list] = {}
+        self.epochs: dict[str, int] = {}
+
+    def on_epoch_end(self, epoch, logs=None):
+        for split, values in self.probabilities.items():
+            values.append(np.asarray(main_output(self.model.predict(self.inputs[split], batch_size=256, verbose=0))))
+        for rule in self.keep:
+            chosen = choose(rule, np.stack(self.probabilities["validation"]), self.gold["validation"],
+                            self.threshold, self.macro)
+            if chosen.epoch == epoch + 1:
+                self.weights[rule], self.epochs[rule] = self.model.get_weights(), epoch + 1
+
+    def trajectory(self) -> Trajectory:
+        return Trajectory(np.stack(self.probabilities["validation"]), np.stack(self.probabilities["test"]),
+                          self.gold["validation"], self.gold["test"])

@@ -43,6 +43,7 @@ CONFIG = "config.json"        # everything that determines the run, its hash, an
 METRICS = "metrics.json"      # validation and test scores; written last, it marks the run finished
 PREDICTIONS = "predictions.tsv"
 HISTORY = "history.csv"       # one row per epoch
+EPOCHS = "epochs.npz"          # per-epoch validation and test probabilities (experiments/runs/trajectory.py)
 MODEL = "model.keras"
 INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
 #: The name ``INPUTS`` had before; runs written then are still read.
@@ -238,6 +239,11 @@ def evaluation_paths(directory: Path, corpus: str) -> tuple[Path, Path]:
     """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV)."""
     folder, stem = directory / EVALUATIONS, Path(corpus).stem
     return folder / f"{stem}.json", folder / f"{stem}.predictions.tsv"
+
+
+def weights_file(rule: str) -> str:
+    """The weights of the epoch selection rule ``rule`` chose, when model.keras holds another epoch's."""
+    return f"weights-{rule}.weights.h5"
 
 
 def inputs_file(directory: Path) -> Path:

@@ -23,6 +23,7 @@ from experiments.runs.metrics import best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.store import (
     CONFIG,
+    EPOCHS,
     HISTORY,
     METRICS,
     MODEL,
@@ -34,9 +35,11 @@ from experiments.runs.store import (
     predictions_tsv,
     read_metrics,
     run_claim,
+    weights_file,
     write_json,
     write_text,
 )
+from experiments.runs.trajectory import THRESHOLD_RULES, choose_in, save_record
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
@@ -257,9 +260,8 @@ def _train(plan: "_Plan", writer: RunWriter, verbose: int, tensorboard: bool, te
         set_determinism(plan.seed)
         data = _inputs(plan)
         network, model_config, coverage = _compile(plan, data, verbose)
-        history, selected_epoch = _fit_and_select(plan, network, data, verbose,
-                                                  tensorboard_dir if tensorboard else None)
-        return _write(plan, writer, data, network, model_config, history, selected_epoch, coverage, started)
+        fitted = _fit_and_select(plan, network, data, verbose, tensorboard_dir if tensorboard else None)
+        return _write(plan, writer, data, network, model_config, fitted, coverage, started)
     except BaseException:
         writer.abort()
         raise
@@ -351,49 +353,77 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate), loss=loss,
-                    metrics=compile_metrics)
+    network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate, clipnorm=train.clipnorm),
+                    loss=loss, metrics=compile_metrics)
     return network, spec.resolve(model_config), coverage
 
 
-def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int,
-                    tensorboard_dir: Path | None) -> tuple[dict, int]:
-    """Fit for ``train.epochs`` and keep the selected epoch's weights; the test split is not seen here."""
+@dataclass
+class _Fitted:
+    """What training left: Keras' history, the selected epoch (its weights are the network's), the
+    per-epoch record, and the weights of the epochs other rules chose (rule -> weights)."""
+
+    history: dict
+    selected_epoch: int
+    recorder: object  # experiments.runs.selection.EpochRecorder
+    other_weights: dict
+
+
+def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard_dir: Path | None) -> _Fitted:
+    """Fit for ``train.epochs`` and keep the selected epoch's weights.  The validation and test
+    probabilities of every epoch are recorded; only the validation ones choose anything."""
     import keras  # loads TensorFlow: only when a model is needed
 
-    from baselines.batching import LengthBuckets
+    from baselines.batching import ClassRatioBatches, LengthBuckets
     from baselines.config import MAIN_OUTPUT
-    from experiments.runs.selection import KeepBestEpoch
+    from experiments.runs.selection import EpochRecorder, KeepBestEpoch
 
     train = plan.train
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
-    callbacks = [keeper]
+    binary = plan.dataset.is_binary
+    recorder = EpochRecorder({name: data.x[name] for name in ("validation", "test")},
+                             {name: data.y[name] for name in ("validation", "test")},
+                             keep=("grid",) if binary else (), threshold=train.threshold,
+                             macro=train.select_on == "macro-f1")
+    callbacks = [keeper, recorder]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     num_classes = data.y["train"].shape[1]
     weights = class_weights(data.y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
     validation = (data.x["validation"], data.y_fit["validation"])
-    if train.batching == "bucket":
-        batches = LengthBuckets(data.x["train"], data.y_fit["train"], train.batch_size, plan.seed)
+    if train.batching == "class-ratio" and plan.dataset.multi_label:
+        raise IsarcasmError(f"--batching class-ratio keeps one label's class ratio; '{plan.dataset.name}' is "
+                            "multi-label")
+    if train.batching in ("bucket", "class-ratio"):
+        batches = (LengthBuckets(data.x["train"], data.y_fit["train"], train.batch_size, plan.seed)
+                   if train.batching == "bucket" else
+                   ClassRatioBatches(data.x["train"], data.y_fit["train"], data.y["train"].argmax(axis=1),
+                                     train.batch_size, plan.seed))
         history = network.fit(batches, epochs=train.epochs, validation_data=validation, callbacks=callbacks,
                               verbose=verbose, class_weight=weights)
     else:
         history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size,
                               epochs=train.epochs, validation_data=validation, callbacks=callbacks, verbose=verbose,
                               shuffle=True, class_weight=weights)
-    if train.selection == "best":
-        network.set_weights(keeper.weights)
-        return history.history, keeper.epoch
-    return history.history, train.epochs
+    kept = {"best": (keeper.weights, keeper.epoch), "last": (network.get_weights(), train.epochs),
+            **{rule: (recorder.weights[rule], recorder.epochs[rule]) for rule in recorder.keep}}
+    own = "best" if train.selection == "tuned" else train.selection  # tuned: best's epoch, another threshold
+    network.set_weights(kept[own][0])
+    return _Fitted(history.history, kept[own][1], recorder,
+                   {rule: weights for rule, (weights, _) in kept.items() if rule != own})
 
 
-def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, history: dict, selected_epoch: int,
-           coverage, started: float) -> dict:
+def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, fitted: _Fitted, coverage,
+           started: float) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
     from baselines import main_output  # loads TensorFlow: only when a model is needed
 
     dataset, train, multi_label = plan.dataset, plan.train, plan.dataset.multi_label
+    trajectory = fitted.recorder.trajectory()
+    threshold = train.threshold
+    if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
+        threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on == "macro-f1").threshold
     probabilities = {name: main_output(network.predict(data.x[name], batch_size=256, verbose=0))
                      for name in ("validation", "test")}
     metrics = {
@@ -401,9 +431,10 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, h
         "corpus": dataset.name,
         "model": plan.spec.name,
         "seed": plan.seed,
-        "selected_epoch": selected_epoch,
-        "threshold": train.threshold,
-        **{name: score(data.y[name], probabilities[name], train.threshold, multi_label)
+        "selection": train.selection,
+        "selected_epoch": fitted.selected_epoch,
+        "threshold": threshold,
+        **{name: score(data.y[name], probabilities[name], threshold, multi_label)
            for name in ("validation", "test")},
         "embedding_coverage": str(coverage),
         "train_seconds": round(time.time() - started, 1),
@@ -423,11 +454,15 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, h
         **(plan.resources.provenance() if plan.resources else provenance.record()),
     }
     write_json(writer.path(CONFIG), full_config)
-    write_text(writer.path(HISTORY), history_csv(main_head_names(history)))
+    write_text(writer.path(HISTORY), history_csv(main_head_names(fitted.history)))
+    save_record(writer.path(EPOCHS), trajectory)
     write_text(writer.path(PREDICTIONS), predictions_tsv([r.id for r in plan.splits.test], data.y["test"],
                                                          probabilities["test"], multi_label))
     data.inputs.save(writer.staging)
     network.save(writer.path(MODEL))
+    for rule, weights in fitted.other_weights.items():  # the epochs other rules chose, loadable into model.keras
+        network.set_weights(weights)
+        network.save_weights(writer.path(weights_file(rule)))
     write_json(writer.path(METRICS), metrics)  # last: its presence marks the run finished
     return metrics
 

@@ -39,6 +39,8 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     train = settings.train
     variant = train.variant(experiment.protocol())
     name = settings.experiment(experiment.name, experiment.protocol())
+    # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
+    training, runs_name = train.trained(), settings.experiment(experiment.name, experiment.protocol(), trained=True)
     started = time.time()
     trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)))
     model_cells = [c for c in experiment.cells if c.model in trainable]
@@ -48,9 +50,9 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
         for seed, fold in cell_runs(cell, dataset, seeds):
             tasks.append(RunTask(cell.corpus, tuple(sorted(settings.corpus_options(cell.corpus).items())),
                                  settings.data_dir, cell.model, seed,
-                                 run_dir(settings.runs_root, name, cell.corpus, cell.model, seed, fold), train, fold,
-                                 settings.force, settings.tensorboard,
-                                 tuple(twin_runs(settings.runs_root, name, cell.corpus, cell.model, seed, fold))))
+                                 run_dir(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold), training,
+                                 fold, settings.force, settings.tensorboard,
+                                 tuple(twin_runs(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold))))
             owners.append(cell)
             runs_of.setdefault(cell.key, []).append(len(tasks) - 1)
     results, summaries = {}, {}
@@ -66,7 +68,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
             tqdm.write(_one_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
-    run_tasks(tasks, datasets, settings.executor(), name, finished)
+    run_tasks(tasks, datasets, settings.executor(), runs_name, finished)
     cells = [aggregate(cell, [manual_labelling_metrics(settings.data_dir)], [], seeds=[]) if cell.is_human
              else summaries[cell.key] for cell in experiment.cells if cell.is_human or cell in model_cells]
     result = {

@@ -61,10 +61,13 @@ class Settings:
             self._datasets[name] = load_corpus(name, self.data_dir, **self.corpus_options(name))
         return self._datasets[name]
 
-    def experiment(self, base: str, protocol: TrainConfig | None = None) -> str:
-        """The run-store name of experiment ``base``: its name, then how the training settings differ
-        from its protocol (``protocol``; the paper's when None), so variants never mix with it."""
-        return "-".join(filter(None, [base, self.train.variant(protocol)]))
+    def experiment(self, base: str, protocol: TrainConfig | None = None, trained: bool = False) -> str:
+        """The name of experiment ``base``'s results: its name, then how the training settings differ
+        from its protocol (``protocol``; the paper's when None), so variants never mix with it.
+        ``trained``: the name of its runs in the store, which a rule applied to the per-epoch record
+        (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
+        train = self.train.trained() if trained else self.train
+        return "-".join(filter(None, [base, train.variant(protocol)]))
 
     def executor(self) -> LocalExecutor | RayExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""

@@ -1,0 +1,168 @@
+"""Selection rules read a run's per-epoch record: validation chooses, test only scores.
+
+Unit tests on hand-made arrays (the authors' grid rule, ties, the vectorised F1 against
+scikit-learn), the record's round trip and its damage, class-ratio batches, and on a tiny toy
+corpus: flipping every test label changes no rule's choice, and a run trained with a rule
+keeps the weights of the epoch the rule chose.
+"""
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from toy_corpus import write_corpus
+
+from experiments.runs.metrics import best_threshold
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import EPOCHS, read_predictions, weights_file
+from experiments.runs.training import train_run
+from experiments.runs.trajectory import (
+    AUTHORS_GRID,
+    RULES,
+    Trajectory,
+    choose,
+    choose_in,
+    grid_threshold,
+    load_record,
+    save_record,
+    scored,
+)
+from preprocessing.corpora import load_corpus
+from preprocessing.errors import IsarcasmError
+
+FAST = TrainConfig(epochs=4, batch_size=32, embeddings="random")
+
+
+def one_hot(labels, classes=2):
+    return np.eye(classes)[np.asarray(labels)]
+
+
+def binary(positive):
+    positive = np.asarray(positive, dtype=float)
+    return np.stack([1 - positive, positive], axis=-1)
+
+
+def test_the_authors_grid_is_their_17_thresholds():
+    assert AUTHORS_GRID.tolist() == [round(0.05 * k, 2) for k in range(1, 18)]
+
+
+def test_grid_f1_equals_scikit_learn_at_every_threshold():
+    rng = np.random.default_rng(0)
+    gold, positive = rng.integers(0, 2, 300), rng.random(300)
+    threshold, f1 = grid_threshold(gold, positive)
+    expected = [f1_score(gold, (positive >= t).astype(int), zero_division=0) for t in AUTHORS_GRID]
+    assert f1 == pytest.approx(max(expected)) and threshold == AUTHORS_GRID[int(np.argmax(expected))]
+
+
+def test_grid_takes_the_lowest_threshold_and_the_first_epoch_on_ties():
+    gold = one_hot([1, 0, 0, 0])
+    # every text's P(sarcastic) is 0.9 or 0.02: thresholds 0.05..0.85 all give the same F1
+    epoch = binary([0.9, 0.02, 0.02, 0.02])
+    choice = choose("grid", np.stack([binary([0.4, 0.6, 0.02, 0.02]), epoch, epoch]), gold)
+    assert (choice.epoch, choice.threshold) == (2, 0.05)
+
+
+def test_grid_picks_a_low_threshold_that_0_5_misses():
+    gold = one_hot([1, 1, 0, 0, 0, 0])
+    validation = np.stack([binary([0.3, 0.2, 0.1, 0.05, 0.0, 0.0])])
+    assert choose("best", validation, gold).threshold == 0.5
+    grid = choose("grid", validation, gold)
+    assert grid.threshold == 0.15 and grid.epoch == 1
+
+
+def test_best_last_and_tuned():
+    gold = one_hot([1, 1, 0, 0])
+    validation = np.stack([binary([0.1, 0.2, 0.3, 0.4]), binary([0.9, 0.6, 0.1, 0.2]), binary([0.9, 0.4, 0.1, 0.6])])
+    assert choose("best", validation, gold).epoch == 2
+    assert choose("last", validation, gold).epoch == 3
+    tuned = choose("tuned", validation, gold)
+    assert tuned.epoch == 2 and tuned.threshold == best_threshold([1, 1, 0, 0], validation[1][:, 1])
+
+
+def test_threshold_rules_are_for_binary_tasks_and_unknown_rules_are_refused():
+    three = np.stack([np.full((3, 3), 1 / 3)])
+    assert choose("best", three, one_hot([0, 1, 2], 3)).epoch == 1
+    with pytest.raises(IsarcasmError, match="binary"):
+        choose("grid", three, one_hot([0, 1, 2], 3))
+    with pytest.raises(IsarcasmError, match="unknown selection rule 'bestest'"):
+        choose("bestest", three, one_hot([0, 1, 2], 3))
+
+
+def test_record_round_trip_and_damage(tmp_path):
+    rng = np.random.default_rng(1)
+    record = Trajectory(binary(rng.random((3, 5))), binary(rng.random((3, 7))), one_hot(rng.integers(0, 2, 5)),
+                        one_hot(rng.integers(0, 2, 7)))
+    save_record(tmp_path / EPOCHS, record)
+    loaded = load_record(tmp_path / EPOCHS)
+    assert np.allclose(loaded.test, record.test) and np.array_equal(loaded.validation_gold, record.validation_gold)
+    with pytest.raises(IsarcasmError, match="no per-epoch record"):
+        load_record(tmp_path / "missing" / EPOCHS)
+    (tmp_path / EPOCHS).write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(IsarcasmError, match="damaged per-epoch record"):
+        load_record(tmp_path / EPOCHS)
+
+
+def test_class_ratio_batches_keep_the_ratio_and_cover_every_row():
+    from baselines.batching import ClassRatioBatches
+
+    labels = np.array([1] * 50 + [0] * 250)
+    x = {"tokens": np.arange(300)[:, None].repeat(4, axis=1)}
+    batches = ClassRatioBatches(x, one_hot(labels), labels, batch_size=32, seed=0)
+    assert len(batches) == 10  # ceil(300 / 32), as Keras' batches
+    for _ in range(2):  # two epochs, redrawn
+        seen = []
+        for index in range(len(batches)):
+            inputs, targets = batches[index]
+            assert abs(targets[:, 1].sum() - 5) <= 1  # 50 sarcastic over 10 batches
+            seen += inputs["tokens"][:, 0].tolist()
+        assert sorted(seen) == list(range(300))
+        batches.on_epoch_end()
+
+
+# --- on a toy corpus ------------------------------------------------------------------------------
+
+def load(path):
+    return load_corpus(str(path), path.parent, split_col="split")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The same run on the toy corpus and on a copy whose test labels are all flipped."""
+    root = tmp_path_factory.mktemp("rules")
+    for name in ("plain", "flipped"):
+        (root / name).mkdir()
+    plain, flipped = write_corpus(root / "plain/toy.csv"), write_corpus(root / "flipped/toy.csv", flip_test=True)
+    return {name: train_run(load(path), "cnn", 0, root / f"run-{name}", path.parent, FAST, verbose=0)
+            for name, path in (("plain", plain), ("flipped", flipped))}
+
+
+def test_flipping_test_labels_changes_no_rule_choice(runs):
+    plain, flipped = (load_record(runs[name].directory / EPOCHS) for name in ("plain", "flipped"))
+    assert np.array_equal(plain.validation, flipped.validation)
+    for rule in RULES:
+        assert choose_in(plain, rule) == choose_in(flipped, rule)
+        a, b = scored(plain, choose_in(plain, rule)), scored(flipped, choose_in(flipped, rule))
+        assert a["validation"] == b["validation"]
+        assert b["test"]["accuracy"] == pytest.approx(1 - a["test"]["accuracy"])
+
+
+def test_the_record_agrees_with_the_run(runs):
+    run = runs["plain"]
+    record = load_record(run.directory / EPOCHS)
+    assert record.epochs == FAST.epochs
+    assert choose_in(record, "best").epoch == run.metrics["selected_epoch"]
+    predictions = read_predictions(run.directory / "predictions.tsv")
+    assert np.allclose(record.test[run.metrics["selected_epoch"] - 1], predictions.probabilities, atol=1e-6)
+    assert scored(record, choose_in(record, "best"))["test"] == run.metrics["test"]
+    assert (run.directory / weights_file("last")).is_file() and (run.directory / weights_file("grid")).is_file()
+
+
+def test_a_run_trained_with_the_grid_rule_keeps_its_epoch_and_threshold(runs, tmp_path):
+    plain = runs["plain"]
+    path = plain.directory.parent / "plain/toy.csv"
+    grid = train_run(load(path), "cnn", 0, tmp_path / "grid", path.parent,
+                     TrainConfig(**{**vars(FAST), "selection": "grid"}), verbose=0)
+    record = load_record(plain.directory / EPOCHS)
+    choice = choose_in(record, "grid")
+    assert grid.metrics["selected_epoch"] == choice.epoch and grid.metrics["threshold"] == choice.threshold
+    predictions = read_predictions(grid.directory / "predictions.tsv")
+    assert np.allclose(record.test[choice.epoch - 1], predictions.probabilities, atol=1e-6)
+    assert grid.metrics["test"] == scored(record, choice)["test"]
