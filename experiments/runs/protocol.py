@@ -114,26 +114,28 @@ class TrainConfig:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if not (f.metadata.get("added_later") and getattr(self, f.name) == f.default)}
 
-    def variant(self, protocol: "TrainConfig | None" = None) -> str:
+    def variant(self, protocol: "TrainConfig | None" = None, trajectory: bool = False) -> str:
         """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);
         a Keras backend other than TensorFlow is a difference too (``backend-jax``).
 
         Runs and results of a variant live under ``<experiment>-<variant>`` so
         they are never mixed with (or overwrite) the faithful numbers.  An
         experiment file may set its own protocol (e.g. word2vec vectors for
-        Chinese), which its faithful runs then follow.
+        Chinese), which its faithful runs then follow.  The authors' training
+        elements together are named ``authors-code``; their selection rule is
+        ``grid``, so another rule is named after it.  ``trajectory``: the name of
+        the runs, which every rule that reads a ``best`` run's record shares.
         """
+        config = self.trained() if trajectory else self
         protocol = protocol or TrainConfig()
         named = []
-        if self.epochs == QUICK["epochs"] and self.max_train == QUICK["max_train"]:
+        if config.epochs == QUICK["epochs"] and config.max_train == QUICK["max_train"]:
             named, protocol = ["quick"], replace(protocol, **QUICK)
         authors = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
-        if all(getattr(self, name) == value for name, value in authors.items()):
-            # the authors' training elements, and their grid rule unless another rule is asked for
-            named, protocol = [*named, "authors-code"], replace(protocol, **authors)
-            if self.selection == "grid":
-                protocol = replace(protocol, selection="grid")
-        return "-".join([*named, *changed_fields(self, protocol), *backend_variant()])
+        if all(getattr(config, name) == value for name, value in authors.items()):
+            selection = "best" if trajectory else AUTHORS_CODE["selection"]  # runs: the trajectory of best
+            named, protocol = [*named, "authors-code"], replace(protocol, **authors, selection=selection)
+        return "-".join([*named, *changed_fields(config, protocol), *backend_variant()])
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

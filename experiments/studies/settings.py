@@ -66,8 +66,7 @@ class Settings:
         from its protocol (``protocol``; the paper's when None), so variants never mix with it.
         ``trained``: the name of its runs in the store, which a rule applied to the per-epoch record
         (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
-        train = self.train.trained() if trained else self.train
-        return "-".join(filter(None, [base, train.variant(protocol)]))
+        return "-".join(filter(None, [base, self.train.variant(protocol, trajectory=trained)]))
 
     def executor(self) -> LocalExecutor | RayExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
