@@ -5,6 +5,10 @@ scikit-learn), the record's round trip and its damage, class-ratio batches, and 
 corpus: flipping every test label changes no rule's choice, and a run trained with a rule
 keeps the weights of the epoch the rule chose.
 """
+import json
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score
@@ -166,3 +170,77 @@ def test_a_run_trained_with_the_grid_rule_keeps_its_epoch_and_threshold(runs, tm
     predictions = read_predictions(grid.directory / "predictions.tsv")
     assert np.allclose(record.test[choice.epoch - 1], predictions.probabilities, atol=1e-6)
     assert grid.metrics["test"] == scored(record, choice)["test"]
+
+
+# --- through the CLI: reproduce once, apply every rule without training ---------------------------
+
+def cli(*args):
+    from click.testing import CliRunner
+
+    from experiments.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def toy_reproduction(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reproduce")
+    corpus = write_corpus(root / "toy.csv")
+    experiment = root / "toy.toml"
+    experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
+    common = ["--seeds", 2, "--epochs", 3, "--embeddings", "random", "--split-col", "split",
+              "--output-dir", root / "runs", "--results-dir", root / "results"]
+    result = cli("reproduce", experiment, *common)
+    assert result.exit_code == 0, result.output
+    return root, experiment, common
+
+
+def results(root, name):
+    return json.loads((root / "results" / f"{name}.json").read_text())
+
+
+def test_report_applies_a_rule_to_the_records_and_saves_it_apart(toy_reproduction):
+    root, _, _ = toy_reproduction
+    name = "toy-epochs-3-embeddings-random"
+    before = (root / "results" / f"{name}.json").read_text()
+    result = cli("report", name, "--selection", "grid", "--results-dir", root / "results")
+    assert result.exit_code == 0, result.output
+    assert "selection rule 'grid'" in result.output and "saved" in result.output
+    grid, best = results(root, f"{name}-selection-grid"), results(root, name)
+    assert (root / "results" / f"{name}.json").read_text() == before  # nothing overwritten
+    for cell, run_cell in zip(grid["cells"], best["cells"]):
+        records = [load_record(Path(run) / EPOCHS) for run in run_cell["runs"]]
+        expected = [scored(r, choose_in(r, "grid"))["test"]["f1_sarcastic"] for r in records]
+        assert cell["metrics"]["f1_sarcastic"]["values"] == pytest.approx(expected)
+        assert cell["thresholds"] == [choose_in(r, "grid").threshold for r in records]
+
+
+def test_reproduce_with_a_rule_reuses_the_best_runs(toy_reproduction):
+    root, experiment, common = toy_reproduction
+    result = cli("reproduce", experiment, *common, "--selection", "tuned")
+    assert result.exit_code == 0, result.output
+    assert "2 reused" in result.output
+    tuned = results(root, "toy-epochs-3-selection-tuned-embeddings-random")
+    assert tuned["cells"][0]["runs"] == results(root, "toy-epochs-3-embeddings-random")["cells"][0]["runs"]
+
+
+def test_rule_errors_are_one_line(toy_reproduction, tmp_path):
+    root, _, _ = toy_reproduction
+    name = "toy-epochs-3-embeddings-random"
+    unknown = cli("report", name, "--selection", "bestest", "--results-dir", root / "results")
+    assert unknown.exit_code == 2 and "bestest" in unknown.output
+    # a run without its record (trained before runs kept one): one line, nothing written
+    copy = tmp_path / "results"
+    shutil.copytree(root / "results", copy)
+    runs = results(root, name)["cells"][0]["runs"]
+    moved = tmp_path / "moved.npz"
+    shutil.move(Path(runs[0]) / EPOCHS, moved)
+    try:
+        missing = cli("report", name, "--selection", "grid", "--results-dir", copy)
+        assert missing.exit_code == 1 and "1 of 2 runs" in missing.output and "no per-epoch record" in missing.output
+        assert len(missing.output.strip().splitlines()) == 1
+        (Path(runs[0]) / EPOCHS).write_bytes(b"garbage")
+        damaged = cli("report", name, "--selection", "grid", "--results-dir", copy)
+        assert damaged.exit_code == 1 and "damaged per-epoch record" in damaged.output
+    finally:
+        shutil.move(moved, Path(runs[0]) / EPOCHS)

@@ -19,12 +19,14 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
-from experiments.reports.kinds import kind_of, write_html
+from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS
+from experiments.runs.trajectory import RULES
 from experiments.runs.store import read_json, safe_name, writable_folder
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
+from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
 
 
@@ -63,10 +65,19 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, results_dir, ou
 @click.option("--against", metavar="OTHER",
               help="Compare with another results file of the same cells, e.g. a variant: "
                    "`isarcasm report multilingual --against multilingual-context-all`.")
+@click.option("--selection", type=click.Choice(RULES), default=None,
+              help="Rescore a reproduction's runs under another selection rule, from their per-epoch records "
+                   "(nothing is trained); saved as EXPERIMENT-selection-RULE.")
 @json_option
-def report(experiment, results_dir, html, against, as_json):
+def report(experiment, results_dir, html, against, selection, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     result = _results(results_dir, experiment)
+    if selection:
+        result = _readable(lambda: reselect(result, selection), results_dir, experiment)
+        if result["experiment"] != experiment:
+            saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
+            click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{selection}' applied to the runs' per-epoch "
+                       f"records in {result['reselect_seconds']:.1f} s)", err=True)
     if against:
         click.echo(_readable(lambda: comparison_markdown(result, _results(results_dir, against)), results_dir,
                              f"{experiment} or {against}"))

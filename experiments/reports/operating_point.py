@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 
 from experiments.runs.metrics import summary_stats
-from experiments.runs.store import PREDICTIONS, read_predictions
+from experiments.runs.store import PREDICTIONS, Predictions, read_predictions
 
 
 def all_sarcastic_f1(positive_share: float) -> float:
@@ -29,14 +29,22 @@ def all_sarcastic_f1(positive_share: float) -> float:
 def operating_point(run_dirs: list[Path], threshold: float = 0.5) -> dict | None:
     """The cell's operating-point figures over its runs, or ``None`` for a multi-class cell or no runs."""
     predictions = [read_predictions(Path(d) / PREDICTIONS) for d in run_dirs]
+    return operating_point_of(predictions, [threshold] * len(predictions))
+
+
+def operating_point_of(predictions: list[Predictions], thresholds: list[float]) -> dict | None:
+    """:func:`operating_point` of test predictions each at its own threshold (a rule such as the
+    authors' grid chooses one per run)."""
     if not predictions or predictions[0].probabilities.shape[1] != 2:
         return None
     share = float(np.mean([np.mean(p.gold == 1) for p in predictions]))  # runs on folds test different texts
+    same = len(set(thresholds)) == 1
     return {
-        "threshold": threshold,
+        "threshold": thresholds[0] if same else None,
+        **({} if same else {"thresholds": list(thresholds)}),
         "positive_share": share,
         "all_sarcastic_f1": all_sarcastic_f1(share),
-        "predicted_positive_rate": summary_stats([np.mean(p.labels(threshold) == 1) for p in predictions]),
+        "predicted_positive_rate": summary_stats([np.mean(p.labels(t) == 1) for p, t in zip(predictions, thresholds)]),
         "average_precision": summary_stats([average_precision_score(p.gold, p.probabilities[:, 1])
                                             for p in predictions]),
     }

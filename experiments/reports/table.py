@@ -69,7 +69,7 @@ def markdown_report(result: dict) -> str:
             f1 = variant["metrics"]["f1_sarcastic"]
             thresholds = ", ".join(f"{t:.2f}" for t in variant["thresholds"])
             lines.append(f"| {cell['corpus']} | {cell['model']} | {thresholds} | {f1['mean']:.3f} ± {f1['std']:.3f} |")
-    lines += operating_point_section(result["cells"]) + per_class_section(result["cells"])
+    lines += selection_section(result) + operating_point_section(result["cells"]) + per_class_section(result["cells"])
     if flagged:
         lines += ["", f"## Cells more than {FLAG} from the iSarcasm implementation (⚑)", ""]
         for cell, metric, delta in flagged:
@@ -136,6 +136,21 @@ def _paired_wins(mine: dict, their: dict, metric: str) -> str:
 
 def _seed_list(result: dict) -> str:
     return ", ".join(map(str, result["seeds"]))
+
+
+def selection_section(result: dict) -> list[str]:
+    """Which epoch and threshold each run's rule chose (on validation data), when a rule other than the
+    paper's chose them (see experiments/runs/trajectory.py)."""
+    rule = result.get("selection", result.get("train", {}).get("selection", "best"))
+    cells = [c for c in result["cells"] if c.get("thresholds")]
+    if rule == "best" or not cells:
+        return []
+    lines = ["", f"## Selection rule '{rule}' (chosen on validation data, per run)", "",
+             "| corpus | model | epochs | thresholds |", "|---|---|---|---|"]
+    for cell in cells:
+        lines.append(f"| {cell['corpus']} | {cell['model']} | {', '.join(map(str, cell['selected_epochs']))} | "
+                     f"{', '.join(f'{t:.2f}' for t in cell['thresholds'])} |")
+    return lines
 
 
 def operating_point_section(cells: list[dict]) -> list[str]:

@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.metrics import f1_score
 
 from experiments.runs.metrics import best_threshold, score
+from experiments.runs.store import CONFIG, EPOCHS, METRICS, Predictions, read_json
 from preprocessing.errors import IsarcasmError
 
 #: Every selection rule; ``tuned`` and ``grid`` choose a threshold too, so they are for binary tasks.
@@ -151,6 +152,18 @@ def scored(trajectory: Trajectory, choice: Choice) -> dict:
         "validation": score(trajectory.validation_gold, trajectory.validation[index], choice.threshold, multi_label),
         "test": score(trajectory.test_gold, trajectory.test[index], choice.threshold, multi_label),
     }
+
+
+def run_under(directory: Path, rule: str) -> tuple[dict, Predictions]:
+    """A finished run's metrics (metrics.json's shape) and test predictions under ``rule``, from its
+    record, with the threshold and validation metric it was trained with."""
+    check_rule(rule)
+    record = load_record(Path(directory) / EPOCHS)
+    train = read_json(Path(directory) / CONFIG).get("train", {})
+    choice = choose_in(record, rule, float(train.get("threshold", 0.5)), train.get("select_on") == "macro-f1")
+    metrics = {**scored(record, choice), "train_seconds": read_json(Path(directory) / METRICS).get("train_seconds", 0)}
+    test = Predictions(Path(directory) / EPOCHS, [], record.test_gold.argmax(axis=1), record.test[choice.epoch - 1])
+    return metrics, test
 
 
 # --- the record file ----------------------------------------------------------------------------

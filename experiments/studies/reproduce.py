@@ -14,12 +14,13 @@ from dataclasses import asdict
 from tqdm import tqdm
 
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import operating_point
+from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.runs import provenance
 from experiments.runs.metrics import METRICS, summary_stats
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.store import run_dir, twin_runs
+from experiments.runs.trajectory import run_under
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.human import manual_labelling_metrics
 from experiments.studies.settings import Settings
@@ -89,15 +90,20 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
 
 
 def _summarise(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
-    """A cell's aggregate over its runs, with the operating point (binary) or per-class F1."""
-    summary = aggregate(cell, [r.metrics for r in runs], [str(r.directory) for r in runs], seeds)
+    """A cell's aggregate over its runs, with the operating point (binary) or per-class F1.  A rule
+    the runs were not trained with (tuned, grid) is applied to their per-epoch record."""
+    from_record = train.selection != train.trained().selection
+    under = [run_under(r.directory, train.selection) for r in runs] if from_record else []
+    metrics = [m for m, _ in under] if from_record else [r.metrics for r in runs]
+    summary = aggregate(cell, metrics, [str(r.directory) for r in runs], seeds)
     summary["run_ids"] = [{"seed": task.seed, "fold": task.fold} for task in tasks]  # beside "runs", in order
     summary["reused_runs"] = sum(r.skipped for r in runs)
     if cell.folds:
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
     if dataset.is_binary:
-        summary["operating_point"] = operating_point([r.directory for r in runs], train.threshold)
-    summary["per_class"] = per_class_scores(dataset.label_names, [r.metrics["test"] for r in runs], len(seeds))
+        summary["operating_point"] = (operating_point_of([p for _, p in under], summary["thresholds"]) if from_record
+                                      else operating_point([r.directory for r in runs], train.threshold))
+    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], len(seeds))
     return summary
 
 
@@ -122,6 +128,7 @@ def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: li
         "references": [vars(r) for r in cell.references],
         "metrics": {k: summary_stats([t[k] for t in test]) for k in METRICS if k in test[0]},
         "selected_epochs": [m.get("selected_epoch") for m in metrics if "selected_epoch" in m],
+        "thresholds": [m.get("threshold") for m in metrics if "threshold" in m],
         "train_seconds": [m.get("train_seconds", 0.0) for m in metrics],
     }
     tuned = [m["test_tuned_threshold"] for m in metrics if "test_tuned_threshold" in m]

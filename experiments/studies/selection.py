@@ -1,0 +1,54 @@
+"""Another selection rule applied to a finished reproduction, from its runs' per-epoch records.
+
+``isarcasm report table7 --selection grid`` reads each run's ``epochs.npz`` (see
+:mod:`experiments.runs.trajectory`), lets the rule choose an epoch and a threshold on validation
+data, scores the test split there, and aggregates the cells exactly as ``reproduce`` does.
+Nothing is trained, so it takes seconds; the new results are saved beside the old ones as
+``<experiment>-selection-<rule>``, never over them.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from experiments.reports.operating_point import operating_point_of
+from experiments.runs.store import EPOCHS
+from experiments.runs.trajectory import check_rule, run_under
+from experiments.studies.experiment import Cell, Reference
+from experiments.studies.reproduce import aggregate, per_class_scores
+from preprocessing.errors import IsarcasmError
+
+
+def reselect(result: dict, rule: str) -> dict:
+    """``result`` (a reproduction's results) with every trained cell rescored under ``rule``."""
+    check_rule(rule)
+    if result.get("selection", result.get("train", {}).get("selection", "best")) == rule:
+        return result
+    runs = [Path(run) for cell in result["cells"] for run in cell.get("runs", [])]
+    missing = [run for run in runs if not (run / EPOCHS).is_file()]
+    if missing:
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' have no per-epoch record "
+                            f"({EPOCHS}; first: {missing[0]}): they were trained before runs kept one, or moved; "
+                            f"retrain them with `isarcasm reproduce ... --force` to apply rule '{rule}'")
+    started = time.time()
+    cells = [_rescored(cell, rule) if cell.get("runs") else cell for cell in result["cells"]]
+    return {**result, "experiment": f"{result['experiment']}-selection-{rule}", "selection": rule,
+            "title": f"{result['title']} — selection rule '{rule}' applied to the runs' per-epoch record",
+            "selected_from": result["experiment"], "reselect_seconds": round(time.time() - started, 1),
+            "cells": cells}
+
+
+def _rescored(cell: dict, rule: str) -> dict:
+    under = [run_under(Path(run), rule) for run in cell["runs"]]
+    metrics = [m for m, _ in under]
+    references = tuple(Reference(**r) for r in cell["references"])
+    summary = aggregate(Cell(cell["corpus"], cell["model"], references, cell["note"]), metrics, cell["runs"],
+                        cell["seeds"])
+    summary = {**cell, **summary, "corpus": cell["corpus"], "selection": rule}
+    summary.pop("tuned_threshold_variant", None)  # the rule replaces the run's own threshold
+    if cell.get("operating_point"):
+        summary["operating_point"] = operating_point_of([p for _, p in under], summary["thresholds"])
+    if cell.get("per_class"):
+        summary["per_class"] = per_class_scores(tuple(cell["per_class"]), [m["test"] for m in metrics],
+                                                len(cell["seeds"]))
+    return summary
