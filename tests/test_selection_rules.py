@@ -244,3 +244,29 @@ def test_rule_errors_are_one_line(toy_reproduction, tmp_path):
         assert damaged.exit_code == 1 and "damaged per-epoch record" in damaged.output
     finally:
         shutil.move(moved, Path(runs[0]) / EPOCHS)
+
+
+def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
+    corpus = write_corpus(tmp_path / "toy.csv")
+    experiment = tmp_path / "toy.toml"
+    experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
+                          "isarcasm_impl = { precision_sarcastic = 0.5, recall_sarcastic = 0.6, f1_sarcastic = 0.55 }\n")
+    common = ["--seeds", 2, "--epochs", 2, "--embeddings", "random", "--split-col", "split",
+              "--output-dir", tmp_path / "runs", "--results-dir", tmp_path / "results"]
+    for protocol in ("as-written", "authors-code"):
+        assert cli("reproduce", experiment, *common, "--protocol", protocol).exit_code == 0
+    results_dir = tmp_path / "results"
+    for name in ("toy-epochs-2-embeddings-random", "toy-epochs-2-embeddings-random-authors-code"):
+        assert (results_dir / f"{name}.json").is_file(), sorted(p.name for p in results_dir.iterdir())
+    report = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
+    assert report.exit_code == 0, report.output
+    assert "authors' code" in report.output and "Diagnostic, not a result" in report.output
+    saved = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")
+    cell = saved["cells"][0]
+    authors = results(tmp_path, "toy-epochs-2-embeddings-random-authors-code")["cells"][0]
+    assert cell["protocols"]["authors-code"]["f1_sarcastic"]["values"] == authors["metrics"]["f1_sarcastic"]["values"]
+    assert authors["thresholds"] and all(0.05 <= t <= 0.85 for t in authors["thresholds"])
+    assert set(cell["ablation"]) == {"as-written+grid", "authors-training+best", "authors-code"}
+    assert cell["ablation"]["as-written+grid"]["pairs"] == 2
+    missing = cli("report", "other", "--fidelity", "--results-dir", results_dir)
+    assert missing.exit_code == 1 and "no results 'other'" in missing.output

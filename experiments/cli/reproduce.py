@@ -26,6 +26,7 @@ from experiments.runs.trajectory import RULES
 from experiments.runs.store import read_json, safe_name, writable_folder
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
+from experiments.studies.fidelity import fidelity as fidelity_of
 from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
 
@@ -37,7 +38,7 @@ from preprocessing.errors import IsarcasmError
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
 @click.option("--protocol", type=click.Choice(list(PROTOCOLS)), default="as-written", show_default=True,
               help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
-                   "does (class-ratio batches, gradients clipped to norm 1, the grid threshold rule), stored "
+                   "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
                    "apart as <experiment>-authors-code (see docs/results/table7.md).")
 @results_dir_option
 @jobs_option
@@ -68,9 +69,17 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, results_dir, ou
 @click.option("--selection", type=click.Choice(RULES), default=None,
               help="Rescore a reproduction's runs under another selection rule, from their per-epoch records "
                    "(nothing is trained); saved as EXPERIMENT-selection-RULE.")
+@click.option("--fidelity", is_flag=True,
+              help="The paper as written beside the authors' own code (needs EXPERIMENT and EXPERIMENT-authors-code "
+                   "results, see reproduce --protocol); saved as EXPERIMENT-fidelity.")
 @json_option
-def report(experiment, results_dir, html, against, selection, as_json):
+def report(experiment, results_dir, html, against, selection, fidelity, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
+    if fidelity:
+        result = _readable(lambda: fidelity_of(experiment, Path(results_dir)), results_dir, experiment)
+        saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
+        click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
+        experiment = result["experiment"]
     result = _results(results_dir, experiment)
     if selection:
         result = _readable(lambda: reselect(result, selection), results_dir, experiment)

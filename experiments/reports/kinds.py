@@ -14,6 +14,7 @@ from pathlib import Path
 from experiments.reports import figures
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.reports.cross import cross_csv, cross_markdown
+from experiments.reports.fidelity import fidelity_markdown
 from experiments.reports.table import markdown_report, results_csv
 from experiments.runs.store import write_result_files
 from preprocessing.registry import Registry
@@ -41,6 +42,7 @@ KINDS: Registry[ResultKind] = Registry("result kind")
 KINDS.add("table", ResultKind(markdown_report, results_csv, figures.table_figures))
 KINDS.add("cross", ResultKind(cross_markdown, cross_csv, figures.cross_figures, figures_on_save=True))
 KINDS.add("benchmark", ResultKind(benchmark_markdown))
+KINDS.add("fidelity", ResultKind(fidelity_markdown))
 
 
 def kind_of(result: dict) -> ResultKind:

@@ -33,9 +33,9 @@ SELECT_ON = ("default", "macro-f1")
 BATCHINGS = ("shuffled", "bucket", "class-ratio")
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
-#: (src/data_and_resources_acl.py, get_data_gen), gradients clipped to norm 1 (src/main.py, flag
-#: grad_clip_norm), and the grid threshold rule (src/main.py print_epoch_stats, src/metrics.py).
-AUTHORS_CODE = dict(batching="class-ratio", clipnorm=1.0, selection="grid")
+#: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
+#: src/model.py:304-305), and the grid threshold rule (src/main.py:182-198, src/metrics.py:14-27).
+AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="grid")
 #: ``--protocol`` choices: the paper as written (the default) or the authors' code.
 PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}
 
@@ -80,8 +80,9 @@ class TrainConfig:
                              "batches of texts of similar length, each cut to its longest text (about twice as fast "
                              "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
                              "training class ratio (the authors' code; a named variant).", BATCHINGS, added_later=True)
-    clipnorm: float | None = _setting(None, "Clip each gradient to this norm (the authors' code: 1; a named variant).",
-                                      added_later=True)
+    clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
+                                              "tf.clip_by_global_norm (the authors' code: 1; a named variant).",
+                                              added_later=True)
 
     def __post_init__(self):
         if self.selection not in SELECTIONS:
@@ -100,8 +101,8 @@ class TrainConfig:
             raise IsarcasmError("epochs and batch size must be positive")
         if not 0 < self.learning_rate < float("inf"):
             raise IsarcasmError(f"learning rate must be a positive finite number, got {self.learning_rate}")
-        if self.clipnorm is not None and not 0 < self.clipnorm < float("inf"):
-            raise IsarcasmError(f"clipnorm must be a positive finite number, got {self.clipnorm}")
+        if self.clip_global_norm is not None and not 0 < self.clip_global_norm < float("inf"):
+            raise IsarcasmError(f"clip_global_norm must be a positive finite number, got {self.clip_global_norm}")
 
     def trained(self) -> "TrainConfig":
         """The settings of the training trajectory: ``tuned`` and ``grid`` are applied to the per-epoch
@@ -128,14 +129,14 @@ class TrainConfig:
         """
         config = self.trained() if trajectory else self
         protocol = protocol or TrainConfig()
-        named = []
+        quick, authors = [], []
         if config.epochs == QUICK["epochs"] and config.max_train == QUICK["max_train"]:
-            named, protocol = ["quick"], replace(protocol, **QUICK)
-        authors = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
-        if all(getattr(config, name) == value for name, value in authors.items()):
+            quick, protocol = ["quick"], replace(protocol, **QUICK)
+        training = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
+        if all(getattr(config, name) == value for name, value in training.items()):
             selection = "best" if trajectory else AUTHORS_CODE["selection"]  # runs: the trajectory of best
-            named, protocol = [*named, "authors-code"], replace(protocol, **authors, selection=selection)
-        return "-".join([*named, *changed_fields(config, protocol), *backend_variant()])
+            authors, protocol = ["authors-code"], replace(protocol, **training, selection=selection)
+        return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

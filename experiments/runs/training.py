@@ -353,8 +353,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    network.compile(optimizer=keras.optimizers.Adam(learning_rate=train.learning_rate, clipnorm=train.clipnorm),
-                    loss=loss, metrics=compile_metrics)
+    optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
+    network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return network, spec.resolve(model_config), coverage
 
 
