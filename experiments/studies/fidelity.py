@@ -19,7 +19,8 @@ import numpy as np
 from sklearn.metrics import precision_recall_curve
 
 from experiments.runs import provenance
-from experiments.runs.store import EPOCHS, read_json
+from experiments.reports.results import load_results
+from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import load_record
 from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
@@ -79,7 +80,7 @@ def _load(results_root: Path, name: str) -> dict:
         command = "isarcasm reproduce table7 --corpora isarcasm --seeds 10" + \
             (" --protocol authors-code" if name.endswith("authors-code") else "")
         raise IsarcasmError(f"no results '{name}' in {results_root}/: make them with `{command}` (reusing finished runs)")
-    return read_json(path)
+    return load_results(path)
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
