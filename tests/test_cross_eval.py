@@ -74,9 +74,12 @@ def test_the_diagonal_is_the_runs_own_test_result(store, cross):
 def test_off_diagonal_cells_are_saved_evaluations_with_their_predictions(store, cross):
     _, _, _, table_run = store
     result, _ = cross
-    saved = json.loads((table_run / "evaluations" / "beta.json").read_text())
+    # Saved under the corpus' stem and the evaluation's key (the data's content and the options).
+    [path] = (table_run / "evaluations").glob("beta-*.json")
+    saved = json.loads(path.read_text())
     assert saved["split"] == "test" and saved["trained_on"].endswith("alpha.csv")
-    predictions = read_predictions(table_run / "evaluations" / "beta.predictions.tsv")
+    assert path.name == f"beta-{saved['key'][:12]}.json" and saved["options"]["split_col"] == "split"
+    predictions = read_predictions(path.with_name(f"beta-{saved['key'][:12]}.predictions.tsv"))
     assert len(predictions.ids) == 40
     recomputed = f1_score(predictions.gold, predictions.probabilities[:, 1] >= 0.5, zero_division=0)
     assert cell(result, "alpha", "beta")["metrics"]["f1_sarcastic"]["values"] == [pytest.approx(recomputed)]

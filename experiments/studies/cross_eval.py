@@ -33,10 +33,8 @@ from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
-    evaluation_paths,
     find_finished,
     read_config,
-    read_json,
     read_metrics,
     read_predictions,
     run_dir,
@@ -118,7 +116,7 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
 
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
     """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
-    from experiments.runs.inference import evaluate_run, load_run  # loads TensorFlow: only when needed
+    from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
     own = Scored.from_run(run)
     trained_on = read_config(run)["corpus"]
@@ -128,13 +126,14 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
         if test.name == trained_on:
             results.append(own)
             continue
-        metrics_path, predictions_path = evaluation_paths(run, test.name)
-        if metrics_path.is_file() and predictions_path.is_file() and not settings.force:
-            evaluation = read_json(metrics_path)
-        else:
+        options = settings.corpus_options(test.name)
+        place = EvaluationPlace.of(run, test, own.threshold, settings.data_dir, options)
+        evaluation = None if settings.force else place.saved()
+        if evaluation is None:
             loaded = loaded or load_run(run, settings.data_dir)
-            evaluation = evaluate_run(loaded, test, force=settings.force)
-        results.append(Scored(own.seed, run, evaluation["test"], predictions_path, evaluation["threshold"]))
+            evaluation = evaluate_run(loaded, test, force=settings.force, options=options)
+        results.append(Scored(own.seed, run, evaluation["test"], Path(evaluation["predictions_file"]),
+                              evaluation["threshold"]))
     return results
 
 
