@@ -215,3 +215,27 @@ def test_benchmark_finds_a_classic_run_that_its_reproduction_reused_from_another
     own = json.loads((cross_run / "metrics.json").read_text())["test"]["f1_sarcastic"]
     assert saved["cells"][0]["classics"][0]["mean"] == own
     assert not (root / "runs" / f"table6-{VARIANT}" / "beta" / "cnn").exists()
+
+
+def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
+    """A researcher's labelled file with a test split alone: the models trained on the other corpora are
+    evaluated on it, in the same matrix, with its all-sarcastic floor; it has no row."""
+    root, alpha, _, _ = store
+    mine = tmp_path / "mine.csv"
+    with mine.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text", "label", "split"])
+        for i in range(40):
+            writer.writerow([f"m{i}", "monday coffee yeah right" if i % 2 else "monday coffee is fine", i % 2, "test"])
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    assert saved["train_corpora"] == ["alpha"] and saved["corpora"] == ["alpha", "mine"]
+    on_mine = cell(saved, "alpha", "mine")
+    assert on_mine["metrics"]["f1_sarcastic"]["values"] and not any(c["train_corpus"] == "mine" for c in saved["cells"])
+    assert saved["all_sarcastic"]["mine"]["sarcastic_share"] == 0.5
+    table = cross_markdown(saved)
+    row_names = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ")]
+    assert "alpha" in row_names and "mine" not in row_names and "*0.667*" in table  # floor: 2 * 0.5 / 1.5
+    only = cli(root, "cross-eval", "--models", "cnn", "--corpora", str(mine))
+    assert only.exit_code == 1 and "at least one corpus with a training split" in only.output

@@ -7,6 +7,9 @@ under any other experiment of the store, such as the table reproductions
 (the hash does not depend on the experiment's name, so an equal hash is the
 same run).  Only runs found nowhere are trained, under ``runs/cross/``.
 
+A corpus with only a test split (a researcher's own labelled file) is a test column only: the
+models trained on the other corpora are evaluated on it.
+
 A run is then evaluated on every corpus with its own vocabulary and
 preprocessing (unseen words become ``<unk>``), as a deployed model would see
 new data (:func:`experiments.runs.inference.evaluate_run`, saved in ``<run>/evaluations/``).
@@ -146,11 +149,15 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     if len(classes) > 1:
         raise IsarcasmError("cross-dataset evaluation needs corpora with the same labels; got "
                             + ", ".join(f"{corpus_label(d.name)} ({len(d.label_names)} classes)" for d in datasets))
-    runs = training_runs(models, datasets, seeds, settings, train_missing)
+    trainable = [d for d in datasets if can_train(d)]
+    if not trainable:
+        raise IsarcasmError("cross-dataset evaluation needs at least one corpus with a training split; "
+                            + ", ".join(corpus_label(d.name) for d in datasets) + " have only a test split")
+    runs = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
     progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True)
     for model in models:
-        for train in datasets:
+        for train in trainable:
             per_test: list[list[Scored]] = [[] for _ in datasets]
             absent = [seed for seed in seeds if (model, train.name, seed) not in runs]
             for seed in seeds:
@@ -169,6 +176,12 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     return cells, missing
 
 
+def can_train(dataset: Dataset) -> bool:
+    """Whether runs can be trained on the corpus: it has a split besides ``test`` (KoCoSa trains on its dev
+    split); a corpus with a test split alone is a test column only."""
+    return any(split != "test" for split in dataset.splits)
+
+
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
@@ -181,6 +194,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "title": "Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
         "models": models,
         "corpora": [corpus_label(c) for c in corpora],
+        "train_corpora": [corpus_label(c) for c in corpora if can_train(settings.dataset(c))],
         "seeds": seeds,
         "train": asdict(settings.train),
         "wall_seconds": round(time.time() - started, 1),
