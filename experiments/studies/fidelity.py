@@ -5,7 +5,7 @@ Reads two finished reproductions of one experiment, the paper's protocol as writ
 ``isarcasm reproduce --protocol``), and, from their runs' per-epoch records, the two
 mixed protocols (as-written training with the authors' grid rule; the authors' training
 with the paper's rule), so each element's effect is measured on paired seeds.  Results
-of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1.0``) join the
+of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1``) join the
 ablation when they exist.  Nothing is trained.
 
 The threshold ceiling is a diagnostic, never a result: it picks the threshold on the
@@ -20,6 +20,7 @@ from sklearn.metrics import precision_recall_curve
 
 from experiments.runs import provenance
 from experiments.reports.results import load_results
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import load_record
 from experiments.studies.selection import reselect
@@ -33,8 +34,9 @@ PROTOCOLS = (
     ("authors-code", "the authors' code (training + grid rule)", "-authors-code", None),
 )
 #: Results of one training element alone, joined to the ablation when present.
-ELEMENTS = (("class-ratio batches alone", "-batching-class-ratio"),
-            ("global-norm clipping 1.0 alone", "-clip-global-norm-1.0"))
+ELEMENTS = tuple((label, "-" + TrainConfig(**changed).variant()) for label, changed in (
+    ("class-ratio batches alone", {"batching": "class-ratio"}),
+    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0})))
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 
 
