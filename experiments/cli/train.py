@@ -18,6 +18,7 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
+from experiments.reports.evaluations import evaluation_summary, summary_lines
 from experiments.runs.protocol import changed_fields
 from experiments.runs.store import run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
@@ -79,23 +80,33 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs).
 
     Each evaluation is saved in <run>/evaluations/ and reused only for the same data content and
-    options; the output says which (`saved PATH` or `reused PATH`).
+    options; the output says which (`saved PATH` or `reused PATH`).  Given several runs, a summary
+    follows: mean ± std per model and training corpus, beside the all-sarcastic floor of the
+    evaluated corpus (``--json``: ``{"evaluations": [...], "summary": [...]}``).
     """
-    from experiments.runs.inference import evaluate_run, load_run  # loads TensorFlow: only when a command loads a model
+    from experiments.runs.inference import evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
 
-    results = []
+    results, shares = [], {}
     for directory in map(Path, run_dirs):
         run = load_run(directory, data_dir(ctx))
         name = corpus or run.config["corpus"]
         dataset = open_corpus(ctx, name, **corpus_options)
-        results.append(evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options)))
+        result = evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options))
+        results.append({**result, "model": run.config["model"]})
+        if len(dataset.label_names) == 2 and not dataset.multi_label:
+            shares[result["corpus"]] = sarcastic_share(dataset)
+    summary = evaluation_summary(results, shares) if len(results) > 1 else None
     if as_json:
-        echo_json(results if len(results) > 1 else results[0])
+        echo_json({"evaluations": results, "summary": summary} if summary else results[0])
         return
     for result in results:
         click.echo(f"{result['run']} (trained on {result['trained_on']}) on {result['corpus']} {result['split']}:")
         click.echo("  " + _summary(result["test"]))
         click.echo(f"  {'reused' if result['reused'] else 'saved'} {result['evaluation_file']}")
+    if summary:
+        click.echo("summary (mean ± std over runs):")
+        for line in summary_lines(summary):
+            click.echo("  " + line)
 
 
 @click.command()

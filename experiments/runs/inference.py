@@ -131,6 +131,11 @@ def evaluation_split(dataset: Dataset) -> str:
     return "test" if "test" in dataset.splits else dataset.splits[-1]
 
 
+def sarcastic_share(dataset: Dataset) -> float:
+    """The share of sarcastic (label 1) texts in the split an evaluation scores: its all-sarcastic floor."""
+    return float(np.mean([record.label == 1 for record in dataset.split(evaluation_split(dataset))]))
+
+
 def evaluation_identity(run_directory: Path, dataset: Dataset, threshold: float, data_dir: Path | None,
                         options: dict | None = None) -> dict:
     """Everything the numbers of the run's evaluation on ``dataset`` depend on, besides the run's code.
