@@ -21,6 +21,7 @@ setup(
         "nltk>=3.8",
         "matplotlib>=3.7",
         "scipy>=1.10",
+        "markdown-it-py>=3.0",  # report --html
     ],
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6.100"],

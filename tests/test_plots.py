@@ -72,7 +72,7 @@ def test_report_html_draws_every_figure_and_links_it(tmp_path):
     assert page.count("No data: the run directories") == 3
     # The markdown report is part of the page, its table as an HTML table.
     assert "<h1>Toy table</h1>" in page and "<th>iSarcasm impl.</th>" in page
-    assert "<td>toy</td><td>lstm</td><td>f1_sarcastic</td>" in page
+    assert "<td>toy</td>\n<td>lstm</td>\n<td>f1_sarcastic</td>" in page
 
 
 def test_confusion_matrices_show_the_mean_counts(tmp_path, monkeypatch):
@@ -111,12 +111,11 @@ def test_cross_results_get_a_heatmap_per_model(tmp_path):
 
 def test_markdown_to_html_covers_what_the_reports_use():
     text = "# Title\n\nSome `code` and **bold** <b>.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n"
-    assert markdown_to_html(text).splitlines() == [
-        "<h1>Title</h1>",
-        "<p>Some <code>code</code> and <strong>bold</strong> &lt;b&gt;.</p>",
-        "<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>",
-        "<ul><li>one</li><li>two</li></ul>",
-    ]
+    page = re.sub(r">\s+<", "><", markdown_to_html(text))
+    assert "<h1>Title</h1>" in page
+    assert "<p>Some <code>code</code> and <strong>bold</strong> &lt;b&gt;.</p>" in page  # raw HTML shown as text
+    assert "<th>a</th><th>b</th>" in page and "<td>1</td><td>2</td>" in page
+    assert "<ul><li>one</li><li>two</li></ul>" in page
 
 
 def test_bar_chart_title_says_whether_reference_numbers_are_drawn(tmp_path, monkeypatch):

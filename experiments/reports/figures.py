@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+from markdown_it import MarkdownIt
 from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from experiments.reports.cross import MATRIX_METRICS, matrix, rows
@@ -324,39 +325,5 @@ def write_html_report(result: dict, text: str, sections: list, folder: Path) -> 
 
 
 def markdown_to_html(text: str) -> str:
-    """The little markdown our reports use: headings, tables, bullet lists, paragraphs, `code`, **bold**."""
-    def inline(line: str) -> str:
-        line = html.escape(line)
-        line = re.sub(r"`([^`]+)`", r"<code>\1</code>", line)
-        return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", line)
-
-    out, table, bullets = [], [], []
-
-    def flush():
-        if table:
-            rows = [r for r in table if not re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", r)]
-            cells = [[inline(c.strip()) for c in r.strip("|").split("|")] for r in rows]
-            out.append("<table><tr>" + "".join(f"<th>{c}</th>" for c in cells[0]) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in cells[1:])
-                       + "</table>")
-            table.clear()
-        if bullets:
-            out.append("<ul>" + "".join(f"<li>{inline(b)}</li>" for b in bullets) + "</ul>")
-            bullets.clear()
-
-    for line in text.splitlines():
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        if line.startswith("- "):
-            bullets.append(line[2:])
-            continue
-        flush()
-        heading = re.match(r"(#{1,3}) (.*)", line)
-        if heading:
-            level = len(heading.group(1))
-            out.append(f"<h{level}>{inline(heading.group(2))}</h{level}>")
-        elif line.strip():
-            out.append(f"<p>{inline(line)}</p>")
-    flush()
-    return "\n".join(out)
+    """A report's markdown as HTML (CommonMark with tables; raw HTML in a report is shown as text)."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
