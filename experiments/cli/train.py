@@ -19,6 +19,7 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.reports.evaluations import evaluation_summary, summary_lines
+from experiments.runs.metrics import main_metric
 from experiments.runs.protocol import changed_fields
 from experiments.runs.store import run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
@@ -66,7 +67,7 @@ def _summary(test: dict) -> str:
     parts += [f"macro-F1 {test['f1_macro']:.3f}",
               *([f"micro-F1 {test['f1_micro']:.3f}", f"exact-match accuracy {test['accuracy']:.3f}"]
                 if "f1_samples" in test else [f"accuracy {test['accuracy']:.3f}"])]
-    return "test (sarcastic class): " + ", ".join(parts) if "f1_sarcastic" in test else "test: " + ", ".join(parts)
+    return ("test (sarcastic class): " if main_metric(test) == "f1_sarcastic" else "test: ") + ", ".join(parts)
 
 
 @click.command()

@@ -8,10 +8,7 @@ corpus are summarised together.
 from __future__ import annotations
 
 from experiments.reports.operating_point import all_sarcastic_f1
-from experiments.runs.metrics import summary_stats
-
-#: The metrics summarised, in the order printed.
-SUMMARISED = ("f1_sarcastic", "f1_macro")
+from experiments.runs.metrics import MAIN_METRICS, METRIC_NAMES, summary_stats
 
 
 def evaluation_groups(results: list[dict]) -> dict[tuple[str, str, str], list[dict]]:
@@ -28,7 +25,7 @@ def evaluation_summary(results: list[dict], sarcastic_shares: dict[str, float]) 
     the split scored; a corpus missing from it, e.g. multi-class, has no floor)."""
     rows = []
     for (model, trained_on, corpus), group in evaluation_groups(results).items():
-        metrics = {m: summary_stats([r["test"][m] for r in group]) for m in SUMMARISED
+        metrics = {m: summary_stats([r["test"][m] for r in group]) for m in MAIN_METRICS
                    if all(m in r["test"] for r in group)}
         share = sarcastic_shares.get(corpus)
         floor = None if share is None else {"sarcastic_share": share, "f1_sarcastic": all_sarcastic_f1(share),
@@ -42,9 +39,7 @@ def summary_lines(rows: list[dict]) -> list[str]:
     """The summary as console lines (one per group)."""
     lines = []
     for row in rows:
-        parts = [f"{name} {s['mean']:.3f} ± {s['std']:.3f}" for name, s in
-                 (("F1(sarcastic)", row["metrics"].get("f1_sarcastic")), ("macro-F1", row["metrics"].get("f1_macro")))
-                 if s is not None]
+        parts = [f"{METRIC_NAMES[m]} {s['mean']:.3f} ± {s['std']:.3f}" for m, s in row["metrics"].items()]
         floor = row["all_sarcastic"]
         if floor is not None:
             parts.append(f"all-sarcastic floor F1(sarcastic) {floor['f1_sarcastic']:.3f}")

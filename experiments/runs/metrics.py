@@ -87,6 +87,17 @@ def score(targets: np.ndarray, probabilities: np.ndarray, threshold: float, mult
     return classification_metrics(targets.argmax(axis=1), predict_labels(probabilities, threshold), targets.shape[1])
 
 
+#: A result's headline metric, by preference: the sarcastic class' F1 where there is a sarcastic
+#: class (binary corpora), else macro-F1 (multi-class and multi-label corpora).
+MAIN_METRICS = ("f1_sarcastic", "f1_macro")
+METRIC_NAMES = {"f1_sarcastic": "F1(sarcastic)", "f1_macro": "macro-F1"}
+
+
+def main_metric(metrics: dict) -> str:
+    """The headline metric among ``metrics``' keys (see :data:`MAIN_METRICS`)."""
+    return next(m for m in MAIN_METRICS if m in metrics)
+
+
 def summary_stats(values) -> dict:
     """Mean, sample standard deviation and the values: how every result aggregates seeds."""
     values = [float(v) for v in values]

@@ -27,7 +27,7 @@ import numpy as np
 from experiments.reports.kinds import save_result
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
-from experiments.runs.metrics import summary_stats
+from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.store import find_finished, run_places
 from experiments.runs.training import expected_hash
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
@@ -176,10 +176,6 @@ def _commands(experiment: str, absent: list[dict], seeds: list[int], command: tu
         runs.setdefault((a["cell"], a["model"]), []).append(a["seed"])
     return [{"experiment": experiment, "cell": cell, "model": model, "seeds": seeds_missing, "command": command}
             for (cell, model), seeds_missing in runs.items()]
-
-
-def main_metric(metrics: dict) -> str:
-    return "f1_sarcastic" if "f1_sarcastic" in metrics else "f1_macro"
 
 
 def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dict:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.runs import provenance
-from experiments.runs.metrics import METRICS, summary_stats
+from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, summary_stats
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.store import run_dir, twin_runs
@@ -153,8 +153,8 @@ def per_class_scores(label_names: tuple[str, ...], tests: list[dict], n_seeds: i
 
 
 def _one_line(cell: dict) -> str:
-    f1 = cell["metrics"].get("f1_sarcastic") or cell["metrics"]["f1_macro"]
-    label = "F1(sarcastic)" if "f1_sarcastic" in cell["metrics"] else "macro-F1"
+    metric = main_metric(cell["metrics"])
+    f1, label = cell["metrics"][metric], METRIC_NAMES[metric]
     reused = f", {cell['reused_runs']} reused" if cell["reused_runs"] else ""
     runs = f"{cell['folds']} folds x {len(cell['seeds'])} seed(s)" if cell.get("folds") else \
         f"{len(f1['values'])} seed(s)"
