@@ -239,34 +239,34 @@ class Lexicon:
 LEXICONS: Registry[Lexicon] = Registry("lexicon")
 
 
-def _declare(name: str, prefix: str, path: str, read, contribution, features, description: str) -> None:
-    LEXICONS.add(name, Lexicon(name, prefix, path, read, contribution, tuple(features), description))
+def _declare(lexicon: Lexicon) -> None:
+    LEXICONS.add(lexicon.name, lexicon)
 
 
 # Declared in TweetToLexiconFeatureVector's order, so the default vector lines up with its output.
-_declare("mpqa", "mpqa", f"{AT}/mpqa.txt.gz", read_labels, polarity_counts, POLARITY,
-         "MPQA subjectivity lexicon (Wilson et al. 2005)")
-_declare("bing-liu", "BingLiu", f"{AT}/BingLiu.csv.gz", read_labels, polarity_counts, POLARITY,
-         "Bing Liu opinion lexicon (Hu & Liu 2004)")
-_declare("afinn", "AFINN", f"{AT}/AFINN-en-165.txt.gz", read_scores, signed_strength, STRENGTH,
-         "AFINN-165 word scores -5..5 (Nielsen 2011)")
-_declare("sentiment140", "S140", f"{AT}/Sentiment140-Lexicon-v0.1/unigrams-pmilexicon.txt.gz",
-         read_scores, signed_strength, STRENGTH, "NRC Sentiment140 unigram PMI scores (Kiritchenko et al. 2014)")
-_declare("nrc-hashtag-sentiment", "NRC-Hash-Sent",
+_declare(Lexicon("mpqa", "mpqa", f"{AT}/mpqa.txt.gz", read_labels, polarity_counts, POLARITY,
+         "MPQA subjectivity lexicon (Wilson et al. 2005)"))
+_declare(Lexicon("bing-liu", "BingLiu", f"{AT}/BingLiu.csv.gz", read_labels, polarity_counts, POLARITY,
+         "Bing Liu opinion lexicon (Hu & Liu 2004)"))
+_declare(Lexicon("afinn", "AFINN", f"{AT}/AFINN-en-165.txt.gz", read_scores, signed_strength, STRENGTH,
+         "AFINN-165 word scores -5..5 (Nielsen 2011)"))
+_declare(Lexicon("sentiment140", "S140", f"{AT}/Sentiment140-Lexicon-v0.1/unigrams-pmilexicon.txt.gz",
+         read_scores, signed_strength, STRENGTH, "NRC Sentiment140 unigram PMI scores (Kiritchenko et al. 2014)"))
+_declare(Lexicon("nrc-hashtag-sentiment", "NRC-Hash-Sent",
          f"{AT}/NRC-Hashtag-Sentiment-Lexicon-v0.1/unigrams-pmilexicon.txt.gz", read_scores, signed_strength, STRENGTH,
-         "NRC Hashtag Sentiment unigram PMI scores (Kiritchenko et al. 2014)")
-_declare("nrc-emolex", "NRC-10", f"{AT}/NRC-emotion-lexicon-wordlevel-v0.92.txt.gz", read_emolex, as_is,
-         NRC_EMOTIONS_SENTIMENT, "NRC Word-Emotion Association Lexicon v0.92 (Mohammad & Turney 2013)")
-_declare("nrc-10-expanded", "NRC-10-Expanded", f"{AT}/w2v-dp-BCC-Lex.csv.gz", read_expanded, as_is,
-         NRC_EMOTIONS_SENTIMENT, "tweet expansion of EmoLex (Bravo-Marquez et al. 2016)")
-_declare("nrc-hashtag-emotion", "NRC-Hash-Emo", f"{AT}/NRC-Hashtag-Emotion-Lexicon-v0.2.txt.gz",
-         read_hashtag_emotion, as_is, NRC_EMOTIONS, "NRC Hashtag Emotion Lexicon v0.2 (Mohammad & Kiritchenko 2015)")
-_declare("sentiwordnet", "SentiWordnet", "lexicons/sentiwordnet/SentiWordNet_3.0.0.pos_neg_terms.txt.gz",
-         read_sentiwordnet, signed_strength, STRENGTH, "SentiWordNet 3.0 (Baccianella et al. 2010)")
-_declare("afinn-emoticons", "Emoticons", f"{AT}/AFINN-emoticon-8.txt.gz", read_scores, signed_strength, STRENGTH,
-         "AFINN emoticon scores")
-_declare("negation", "Negation", f"{AT}/NegatingWordList.txt.gz", read_word_list, one, ("negationCount",),
-         "negating words (SentiStrength's list)")
+         "NRC Hashtag Sentiment unigram PMI scores (Kiritchenko et al. 2014)"))
+_declare(Lexicon("nrc-emolex", "NRC-10", f"{AT}/NRC-emotion-lexicon-wordlevel-v0.92.txt.gz", read_emolex, as_is,
+         NRC_EMOTIONS_SENTIMENT, "NRC Word-Emotion Association Lexicon v0.92 (Mohammad & Turney 2013)"))
+_declare(Lexicon("nrc-10-expanded", "NRC-10-Expanded", f"{AT}/w2v-dp-BCC-Lex.csv.gz", read_expanded, as_is,
+         NRC_EMOTIONS_SENTIMENT, "tweet expansion of EmoLex (Bravo-Marquez et al. 2016)"))
+_declare(Lexicon("nrc-hashtag-emotion", "NRC-Hash-Emo", f"{AT}/NRC-Hashtag-Emotion-Lexicon-v0.2.txt.gz",
+         read_hashtag_emotion, as_is, NRC_EMOTIONS, "NRC Hashtag Emotion Lexicon v0.2 (Mohammad & Kiritchenko 2015)"))
+_declare(Lexicon("sentiwordnet", "SentiWordnet", "lexicons/sentiwordnet/SentiWordNet_3.0.0.pos_neg_terms.txt.gz",
+         read_sentiwordnet, signed_strength, STRENGTH, "SentiWordNet 3.0 (Baccianella et al. 2010)"))
+_declare(Lexicon("afinn-emoticons", "Emoticons", f"{AT}/AFINN-emoticon-8.txt.gz", read_scores, signed_strength, STRENGTH,
+         "AFINN emoticon scores"))
+_declare(Lexicon("negation", "Negation", f"{AT}/NegatingWordList.txt.gz", read_word_list, one, ("negationCount",),
+         "negating words (SentiStrength's list)"))
 
 
 # --- loading (cached per file) and featurising ------------------------------------------------------
