@@ -55,7 +55,7 @@ TRAIN_BATCH, PREDICT_BATCH = 128, 256
 
 def real_inputs(data_dir: Path) -> tuple[dict, np.ndarray, dict, str]:
     """iSarcasm's training split as a faithful run (seed 0) builds it."""
-    from experiments.runs.inputs import ModelInputs  # the corpus path only
+    from experiments.runs.inputs import FitTexts, ModelInputs  # the corpus path only
     from experiments.runs.protocol import TrainConfig, make_splits
     from preprocessing.config import PreprocessConfig
     from preprocessing.corpora import load_corpus
@@ -63,7 +63,7 @@ def real_inputs(data_dir: Path) -> tuple[dict, np.ndarray, dict, str]:
     dataset = load_corpus("isarcasm", data_dir)
     train = make_splits(dataset, 0, TrainConfig().validation_fraction).train
     texts = [r.text for r in train]
-    inputs = ModelInputs.fit(PreprocessConfig(language=dataset.language), ("tokens", "lexicon"), texts, data_dir)
+    inputs = ModelInputs.fit(PreprocessConfig(language=dataset.language), ("tokens", "lexicon"), FitTexts(texts), data_dir)
     arrays = inputs.build(texts)
     labels = np.array([r.label for r in train])
     sizes = {"vocab_size": len(inputs.preprocessor.vocab), "max_len": int(inputs.preprocessor.max_len),

@@ -23,7 +23,7 @@ import numpy as np
 from baselines import MODELS, ModelConfig, build_model
 from baselines.batching import LengthBuckets, used_length
 from experiments.cli.options import table
-from experiments.runs.inputs import ModelInputs
+from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.protocol import make_splits
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
@@ -54,7 +54,7 @@ def main() -> None:
     rows = []
     for name in args.models.split(","):
         spec = MODELS.get(name)
-        inputs = ModelInputs.fit(PreprocessConfig(), spec.inputs, texts, args.data_dir)
+        inputs = ModelInputs.fit(PreprocessConfig(), spec.inputs, FitTexts(texts), args.data_dir)
         x = inputs.build(texts)
         config = ModelConfig(vocab_size=len(inputs.preprocessor.vocab), max_len=inputs.preprocessor.max_len,
                              lexicon_dim=inputs.lexicon_dim)

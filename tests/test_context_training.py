@@ -7,7 +7,7 @@ import pytest
 from toy_corpus import write_corpus
 
 from experiments.runs.inference import evaluate_run, load_run
-from experiments.runs.inputs import ModelInputs, context_text
+from experiments.runs.inputs import FitTexts, ModelInputs, context_text
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.training import train_run
 from preprocessing.config import PreprocessConfig
@@ -52,8 +52,7 @@ def test_a_context_run_reads_the_context_and_the_text_alone_cannot(dialogue, tmp
 
 def test_context_words_join_the_vocabulary_and_missing_contexts_are_padding(tmp_path):
     texts, contexts = ["good day", "good night"] * 2, [("what a surprise",), ("what a surprise",)] * 2
-    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens",), texts, tmp_path, context="all",
-                             train_contexts=contexts)
+    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens",), FitTexts(texts, contexts), tmp_path, context="all")
     assert "surprise" in inputs.preprocessor.vocab and inputs.preprocessor.max_len == 2
     assert inputs.context_len == 3
     built = inputs.build(["good day"], None)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.runs.inputs import ModelInputs
+from experiments.runs.inputs import FitTexts, ModelInputs
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer, tweet_tokens
@@ -189,7 +189,7 @@ def test_model_inputs_match_lexicons_on_tweet_tokens_not_model_tokens(tmp_path):
     """The model's tokens drop ':(' and split "don't"; the lexicon features must still see them."""
     write_lexicons(tmp_path, {**FIXTURES, f"{AT}/NegatingWordList.txt.gz": ["don't\r", "never\r"]})
     texts = ["I don't like it :(", "never :) never", "plain words"]
-    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens", "lexicon"), texts, tmp_path)
+    inputs = ModelInputs.fit(PreprocessConfig(), ("tokens", "lexicon"), FitTexts(texts), tmp_path)
     names = inputs._lexicons.feature_names
     columns = [names.index(n) for n in ("Emoticons-posScore", "Emoticons-negScore", "Negation-negationCount")]
     np.testing.assert_array_equal(inputs._lexicon_features(texts)[:, columns], [[0, -2, 1], [2, 0, 2], [0, 0, 0]])

@@ -11,7 +11,7 @@ the training statistics).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,17 @@ def context_text(turns: tuple[str, ...] | list[str], mode: str) -> str:
     return " ".join(turns)
 
 
+@dataclass(frozen=True)
+class FitTexts:
+    """What inputs are fitted on: the training texts, their dialogue turns (one tuple per text, for
+    ``context`` last/all), and ``extra`` texts whose words join the vocabulary though nothing is
+    trained on them (``--unk-scope corpus``)."""
+
+    texts: list[str]
+    contexts: list[tuple[str, ...]] | None = None
+    extra: list[str] | None = None
+
+
 class ModelInputs:
     def __init__(self, preprocessor: Preprocessor, input_names: tuple[str, ...], data_dir: Path | None = None,
                  context: str = "none"):
@@ -44,16 +55,15 @@ class ModelInputs:
         self.lexicon_std: np.ndarray | None = None
 
     @classmethod
-    def fit(cls, config: PreprocessConfig, input_names, train_texts: list[str], data_dir: Path,
-            extra_texts: list[str] | None = None, context: str = "none",
-            train_contexts: list[tuple[str, ...]] | None = None, lexicons=None) -> "ModelInputs":
-        """Fit on the training split: ``train_contexts`` (one tuple of turns per
-        text) is needed when ``context`` is ``last`` or ``all``; its words join
-        the vocabulary and its lengths set ``context_len`` (the same percentile
-        rule as ``max_len``).  ``lexicons``: a loaded LexiconFeaturizer (a run on
+    def fit(cls, config: PreprocessConfig, input_names, training: FitTexts, data_dir: Path, context: str = "none",
+            lexicons=None) -> "ModelInputs":
+        """Fit on the training split: ``training.contexts`` is needed when ``context`` is ``last`` or
+        ``all``; its words join the vocabulary and its lengths set ``context_len`` (the same
+        percentile rule as ``max_len``).  ``lexicons``: a loaded LexiconFeaturizer (a run on
         another machine gets it from the driver), else read from ``data_dir`` when needed."""
-        contexts = [context_text(turns, context) for turns in train_contexts or ()] if context != "none" else []
-        preprocessor = Preprocessor(config).fit(train_texts, extra_texts=extra_texts, context_texts=contexts)
+        train_texts = training.texts
+        contexts = [context_text(turns, context) for turns in training.contexts or ()] if context != "none" else []
+        preprocessor = Preprocessor(config).fit(train_texts, extra_texts=training.extra, context_texts=contexts)
         inputs = cls(preprocessor, input_names, data_dir, context)
         inputs._lexicons = lexicons
         if contexts:

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
-from experiments.runs.inputs import ModelInputs
+from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.store import (
@@ -304,9 +304,8 @@ def _inputs(plan: _Plan) -> _Data:
     texts = {name: [r.text for r in records] for name, records in parts.items()}
     contexts = {name: [r.context for r in records] for name, records in parts.items()}
     extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
-    inputs = ModelInputs.fit(preprocess, spec.inputs, texts["train"], plan.data_dir, extra_texts=extra,
-                             context=train.context, train_contexts=contexts["train"],
-                             lexicons=plan.resources.lexicons if plan.resources else None)
+    inputs = ModelInputs.fit(preprocess, spec.inputs, FitTexts(texts["train"], contexts["train"], extra), plan.data_dir,
+                             context=train.context, lexicons=plan.resources.lexicons if plan.resources else None)
     if dataset.multi_label and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
                             f"'{dataset.name}' is multi-label")
