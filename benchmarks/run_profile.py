@@ -36,6 +36,8 @@ IMPORTED = time.perf_counter()
 
 from experiments.runs import selection  # noqa: E402
 from experiments.runs.inputs import ModelInputs  # noqa: E402
+from experiments.runs.protocol import TrainConfig  # noqa: E402
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec  # noqa: E402
 from preprocessing.corpora import load_corpus  # noqa: E402
 
 SECONDS: dict[str, float] = defaultdict(float)
@@ -110,8 +112,8 @@ def main() -> None:
         EPOCHS.clear()
         seed = args.seed + run
         started = time.perf_counter()
-        result = training.train_run(dataset, args.model, seed, store / f"seed-{seed}", args.data_dir,
-                                    training.TrainConfig(epochs=args.epochs, batching=args.batching), verbose=0)
+        spec = RunSpec(args.corpus, args.model, seed, TrainConfig(epochs=args.epochs, batching=args.batching))
+        result = training.train_run(spec, dataset, RunPlace(store / f"seed-{seed}"), args.data_dir, RunOptions(verbose=0))
         total = time.perf_counter() - started
         fit_train = [t for t, _ in EPOCHS]
         fit_validation = [v for _, v in EPOCHS]

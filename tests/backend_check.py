@@ -24,6 +24,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 import keras  # noqa: E402  (after the path: the checkout's packages, not an installed copy)
 import numpy as np  # noqa: E402
+from experiments.runs.spec import RunSpec
 from test_models import model_inputs, pad, small_config, toy_task  # noqa: E402
 from toy_corpus import write_corpus  # noqa: E402
 
@@ -108,7 +109,7 @@ def check_tensorflow_run_not_reused(directory: Path) -> dict:
     dataset = load_corpus("toy.csv", Path("."), split_col="split")
     recorded = json.loads((old_run / "metrics.json").read_text())["config_hash"]
     settings = TrainConfig(epochs=1, batch_size=32, embeddings="random")
-    return {"same_hash": expected_hash(dataset, "lstm", 0, settings, Path(".")) == recorded}
+    return {"same_hash": expected_hash(RunSpec(dataset.name, "lstm", 0, settings), dataset, Path(".")) == recorded}
 
 
 def main() -> None:

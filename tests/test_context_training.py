@@ -4,12 +4,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.inference import evaluate_run, load_run
 from experiments.runs.inputs import FitTexts, ModelInputs, context_text
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.training import train_run
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
@@ -38,8 +37,8 @@ def test_context_text_takes_the_last_turn_or_all_of_them():
 
 def test_a_context_run_reads_the_context_and_the_text_alone_cannot(dialogue, tmp_path):
     dataset, data_dir = dialogue
-    with_context = train_run(dataset, "cnn", 0, tmp_path / "last", data_dir, replace(FAST, context="last"), verbose=0)
-    alone = train_run(dataset, "cnn", 0, tmp_path / "none", data_dir, FAST, verbose=0)
+    with_context = train_toy(dataset, "cnn", tmp_path / "last", data_dir, replace(FAST, context="last"))
+    alone = train_toy(dataset, "cnn", tmp_path / "none", data_dir, FAST)
     assert with_context.metrics["test"]["f1_sarcastic"] >= 0.9
     assert alone.metrics["test"]["f1_sarcastic"] < 0.6
 

@@ -6,14 +6,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.metrics import f1_score
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.cross import cross_markdown
 from experiments.reports.significance import compare_runs
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions, run_dir
-from experiments.runs.training import train_run
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 
@@ -27,7 +26,7 @@ def store(tmp_path_factory):
     root = tmp_path_factory.mktemp("cross")
     alpha, beta = write_corpus(root / "alpha.csv", seed=0), write_corpus(root / "beta.csv", seed=1)
     table_run = run_dir(root / "runs", f"table7-{VARIANT}", str(alpha), "cnn", 0)
-    train_run(load_corpus(str(alpha), root, split_col="split"), "cnn", 0, table_run, root, ONE_EPOCH, verbose=0)
+    train_toy(load_corpus(str(alpha), root, split_col="split"), "cnn", table_run, root, ONE_EPOCH)
     return root, alpha, beta, table_run
 
 

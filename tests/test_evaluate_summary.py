@@ -12,6 +12,7 @@ from experiments.cli import main
 from experiments.reports.evaluations import evaluation_summary, summary_lines
 from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 
 
 def result(model: str, trained_on: str, corpus: str, f1: float, macro: float) -> dict:
@@ -42,7 +43,8 @@ def two_seeds(tmp_path_factory):
     dataset = load_corpus(str(corpus), corpus.parent, split_col="split")
     runs = tmp_path_factory.mktemp("runs")
     for seed in (0, 1):
-        train_run(dataset, "cnn", seed, runs / f"cnn-{seed}", corpus.parent, ONE_EPOCH, verbose=0)
+        train_run(RunSpec(dataset.name, "cnn", seed, ONE_EPOCH), dataset, RunPlace(runs / f"cnn-{seed}"), corpus.parent,
+                  RunOptions(verbose=0))
     return [runs / "cnn-0", runs / "cnn-1"]
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.runs.inference import evaluate_run, load_run
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import EVALUATIONS
-from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
 
 ONE_EPOCH = TrainConfig(epochs=1, batch_size=32, embeddings="random")
@@ -29,8 +28,7 @@ WORDS = "movie weather monday traffic coffee exam train meeting".split()
 def run(tmp_path_factory):
     corpus = write_corpus(tmp_path_factory.mktemp("data") / "toy.csv")
     directory = tmp_path_factory.mktemp("runs") / "cnn"
-    train_run(load_corpus(str(corpus), corpus.parent, split_col="split"), "cnn", 0, directory, corpus.parent,
-              ONE_EPOCH, verbose=0)
+    train_toy(load_corpus(str(corpus), corpus.parent, split_col="split"), "cnn", directory, corpus.parent, ONE_EPOCH)
     return directory
 
 

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from experiments.cli import main
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
+from experiments.runs.spec import RunSpec
 
 
 def test_table6_lists_the_papers_cells_with_like_for_like_references():
@@ -183,5 +184,5 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
     dataset = settings.dataset(str(corpus))
     used = TrainConfig(epochs=1, batch_size=32, embeddings="random", threshold=0.3, validation_fraction=0.2,
                        max_train=50)
-    assert recorded_hash(run) == expected_hash(dataset, "cnn", 0, used, tmp_path) != \
-        expected_hash(dataset, "cnn", 0, fast, tmp_path)
+    assert recorded_hash(run) == expected_hash(RunSpec(dataset.name, "cnn", 0, used), dataset, tmp_path) != \
+        expected_hash(RunSpec(dataset.name, "cnn", 0, fast), dataset, tmp_path)

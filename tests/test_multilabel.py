@@ -4,14 +4,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from baselines import build_model
 from experiments.runs.inference import evaluate_run, load_run
 from experiments.runs.metrics import classification_metrics, multilabel_metrics, score
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions
-from experiments.runs.training import targets, train_run
+from experiments.runs.training import targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from tests.test_models import small_config
@@ -65,7 +65,7 @@ def test_targets_are_multi_hot(tagged):
 def test_a_multi_label_run_end_to_end(tagged, tmp_path):
     dataset, data_dir = tagged
     config = TrainConfig(epochs=8, batch_size=32, learning_rate=0.01, embeddings="random")
-    run = train_run(dataset, "cnn", 0, tmp_path / "run", data_dir, config, verbose=0)
+    run = train_toy(dataset, "cnn", tmp_path / "run", data_dir, config)
     test = run.metrics["test"]
     assert test["f1_macro"] >= 0.9 and "f1_sarcastic" not in test and "f1_samples" in test
     assert (run.directory / "predictions.tsv").read_text().splitlines()[1].split("\t")[1] in ("0|1", "2")
@@ -79,4 +79,4 @@ def test_a_multi_label_run_end_to_end(tagged, tmp_path):
     with pytest.raises(IsarcasmError, match="multi-label classes but corpus .* single-label"):
         evaluate_run(loaded, replace(single, label_names=("x", "y", "z")))
     with pytest.raises(IsarcasmError, match="class-weight balanced is for single-label"):
-        train_run(dataset, "cnn", 0, tmp_path / "weighted", data_dir, replace(config, class_weight="balanced"))
+        train_toy(dataset, "cnn", tmp_path / "weighted", data_dir, replace(config, class_weight="balanced"))

@@ -5,11 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from test_lexicons import write_lexicons
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.inference import load_run
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.training import aux_targets, train_run
+from experiments.runs.training import aux_targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 
@@ -41,7 +41,7 @@ def test_aux_targets_are_one_hot_per_task(multitask):
 
 def test_dense_lstm_trains_every_head_and_is_scored_on_the_label_alone(multitask, tmp_path):
     dataset, folder = multitask
-    run = train_run(dataset, "dense-lstm", 0, tmp_path / "run", folder, FAST, verbose=0)
+    run = train_toy(dataset, "dense-lstm", tmp_path / "run", folder, FAST)
     config = json.loads((run.directory / "config.json").read_text())
     assert config["aux_tasks"] == {"echo": ["no", "yes"], "parity": ["0", "1", "2"]}
     assert config["model_config"]["aux_heads"] == {"echo": 2, "parity": 3}
@@ -56,7 +56,7 @@ def test_dense_lstm_trains_every_head_and_is_scored_on_the_label_alone(multitask
 
 def test_single_head_models_ignore_the_auxiliary_labels(multitask, tmp_path):
     dataset, folder = multitask
-    run = train_run(dataset, "cnn", 0, tmp_path / "run", folder, FAST, verbose=0)
+    run = train_toy(dataset, "cnn", tmp_path / "run", folder, FAST)
     config = json.loads((run.directory / "config.json").read_text())
     assert "aux_tasks" not in config and config["model_config"]["aux_heads"] == {}
 
@@ -64,8 +64,7 @@ def test_single_head_models_ignore_the_auxiliary_labels(multitask, tmp_path):
 def test_class_weights_are_refused_for_a_multi_task_run(multitask, tmp_path):
     dataset, folder = multitask
     with pytest.raises(IsarcasmError, match="single-head"):
-        train_run(dataset, "dense-lstm", 0, tmp_path / "run", folder, replace(FAST, class_weight="balanced"),
-                  verbose=0)
+        train_toy(dataset, "dense-lstm", tmp_path / "run", folder, replace(FAST, class_weight="balanced"))
 
 
 def test_semeval2018_b_training_tweets_carry_irony_and_the_removed_hashtag(real_data_dir):

@@ -51,6 +51,7 @@ def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp
 
     from experiments.runs import scheduler as parallel
     from experiments.runs.protocol import TrainConfig
+    from experiments.runs.spec import RunPlace, RunSpec
 
     loads = []
 
@@ -61,7 +62,7 @@ def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp
 
     monkeypatch.setattr(parallel, "load_corpus", load_corpus)
     parallel.quiet_load.cache_clear()
-    task = parallel.RunTask("toy", (), tmp_path, "lstm", 0, tmp_path / "run", TrainConfig())
+    task = parallel.RunTask(RunSpec("toy", "lstm", 0, TrainConfig()), RunPlace(tmp_path / "run"), tmp_path)
     with caplog.at_level("WARNING", logger="isarcasm"):
         assert parallel.worker_dataset(task) == parallel.worker_dataset(task) == "dataset toy"
         logging.getLogger("isarcasm").warning("after loading")
@@ -73,14 +74,14 @@ def test_workers_take_the_most_expensive_runs_first(tmp_path):
     """Longest processing time first: Dense-LSTM before the LSTM before the CNN, a larger corpus
     before a smaller one, so no worker is left with a long run after the others are done."""
     from experiments.runs import scheduler
-    from experiments.runs.protocol import TrainConfig
+    from experiments.runs.spec import RunPlace, RunSpec
     from preprocessing.records import Dataset, Record
 
     def corpus(name, size):
         return Dataset(name, "en", ("no", "yes"), [Record(str(i), "text", 0, "train") for i in range(size)])
 
     datasets = {"small": corpus("small", 100), "large": corpus("large", 1000)}
-    tasks = [scheduler.RunTask(name, (), tmp_path, model, 0, tmp_path / name / model, TrainConfig())
+    tasks = [scheduler.RunTask(RunSpec(name, model), RunPlace(tmp_path / name / model), tmp_path)
              for name, model in [("small", "cnn"), ("small", "lstm"), ("large", "cnn"), ("small", "dense-lstm")]]
-    order = [(tasks[i].corpus, tasks[i].model) for i in scheduler.by_cost(tasks, datasets)]
+    order = [(tasks[i].spec.corpus, tasks[i].spec.model) for i in scheduler.by_cost(tasks, datasets)]
     assert order == [("small", "dense-lstm"), ("large", "cnn"), ("small", "lstm"), ("small", "cnn")]

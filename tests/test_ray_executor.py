@@ -250,6 +250,7 @@ def test_ctrl_c_cancels_every_run_not_finished_and_stops_the_ray_it_started(tmp_
     from experiments.runs.cluster import RayExecutor
     from experiments.runs.protocol import TrainConfig
     from experiments.runs.scheduler import RunTask
+    from experiments.runs.spec import RunPlace, RunSpec
     from preprocessing.corpora import corpus_options, load_corpus
 
     fake = FakeRay()
@@ -258,8 +259,8 @@ def test_ctrl_c_cancels_every_run_not_finished_and_stops_the_ray_it_started(tmp_
     options = corpus_options(corpus, split_col="split")
     dataset = load_corpus(corpus, tmp_path, **options)
     train = TrainConfig(embeddings="random", epochs=1)
-    tasks = [RunTask(corpus, tuple(sorted(options.items())), tmp_path, "cnn", seed, tmp_path / "runs" / f"seed-{seed}",
-                     train) for seed in range(3)]
+    tasks = [RunTask(RunSpec(corpus, "cnn", seed, train), RunPlace(tmp_path / "runs" / f"seed-{seed}"), tmp_path,
+                     tuple(sorted(options.items()))) for seed in range(3)]
     with pytest.raises(KeyboardInterrupt):
         RayExecutor(max_retries=2, cpus=2).run(tasks, {corpus: dataset}, lambda index, result: None)
     assert len(fake.submitted) == 3 and sorted(fake.cancelled) == sorted(fake.submitted)

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.inference import load_run
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions
-from experiments.runs.training import expected_hash, train_run
+from experiments.runs.training import expected_hash
 from preprocessing.corpora import load_corpus
+from experiments.runs.spec import RunSpec
 
 OLD_RUN = Path(__file__).parent / "fixtures" / "run-094c709"
 SETTINGS = TrainConfig(epochs=1, batch_size=32, embeddings="random")
@@ -32,13 +33,13 @@ def old_store(tmp_path, monkeypatch):
 
 def test_an_old_run_has_the_configuration_hash_this_version_computes(old_store):
     recorded = json.loads((OLD_RUN / "metrics.json").read_text())["config_hash"]
-    assert expected_hash(old_store, "lstm", 0, SETTINGS, Path(".")) == recorded
+    assert expected_hash(RunSpec(old_store.name, "lstm", 0, SETTINGS), old_store, Path(".")) == recorded
 
 
 def test_an_old_run_is_reused_not_retrained(old_store, monkeypatch):
     monkeypatch.setattr("experiments.runs.training.set_determinism",
                         lambda seed: pytest.fail("a finished run was trained again"))
-    result = train_run(old_store, "lstm", 0, Path("run"), Path("."), SETTINGS, verbose=0)
+    result = train_toy(old_store, "lstm", Path("run"), Path("."), SETTINGS)
     assert result.skipped and result.metrics == json.loads((OLD_RUN / "metrics.json").read_text())
 
 

@@ -12,12 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.metrics import best_threshold
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import EPOCHS, read_predictions, weights_file
-from experiments.runs.training import train_run
 from experiments.runs.trajectory import (
     AUTHORS_GRID,
     RULES,
@@ -134,7 +133,7 @@ def runs(tmp_path_factory):
     for name in ("plain", "flipped"):
         (root / name).mkdir()
     plain, flipped = write_corpus(root / "plain/toy.csv"), write_corpus(root / "flipped/toy.csv", flip_test=True)
-    return {name: train_run(load(path), "cnn", 0, root / f"run-{name}", path.parent, FAST, verbose=0)
+    return {name: train_toy(load(path), "cnn", root / f"run-{name}", path.parent, FAST)
             for name, path in (("plain", plain), ("flipped", flipped))}
 
 
@@ -162,8 +161,7 @@ def test_the_record_agrees_with_the_run(runs):
 def test_a_run_trained_with_the_grid_rule_keeps_its_epoch_and_threshold(runs, tmp_path):
     plain = runs["plain"]
     path = plain.directory.parent / "plain/toy.csv"
-    grid = train_run(load(path), "cnn", 0, tmp_path / "grid", path.parent,
-                     TrainConfig(**{**vars(FAST), "selection": "grid"}), verbose=0)
+    grid = train_toy(load(path), "cnn", tmp_path / "grid", path.parent, TrainConfig(**{**vars(FAST), "selection": "grid"}))
     record = load_record(plain.directory / EPOCHS)
     choice = choose_in(record, "grid")
     assert grid.metrics["selected_epoch"] == choice.epoch and grid.metrics["threshold"] == choice.threshold

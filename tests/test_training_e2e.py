@@ -4,12 +4,12 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from toy_corpus import write_corpus
+from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
+from experiments.runs.spec import RunOptions
 
 FAST = TrainConfig(epochs=3, batch_size=32, embeddings="random")
 
@@ -26,7 +26,7 @@ def load(path):
 @pytest.fixture(scope="module")
 def finished_run(corpus_file, tmp_path_factory):
     directory = tmp_path_factory.mktemp("runs") / "cnn"
-    return train_run(load(corpus_file), "cnn", 0, directory, corpus_file.parent, FAST, verbose=0)
+    return train_toy(load(corpus_file), "cnn", directory, corpus_file.parent, FAST)
 
 
 def test_a_run_writes_every_artefact(finished_run):
@@ -42,15 +42,15 @@ def test_a_run_writes_every_artefact(finished_run):
 
 
 def test_same_configuration_is_reused_and_force_retrains(finished_run, corpus_file):
-    again = train_run(load(corpus_file), "cnn", 0, finished_run.directory, corpus_file.parent, FAST, verbose=0)
+    again = train_toy(load(corpus_file), "cnn", finished_run.directory, corpus_file.parent, FAST)
     assert again.skipped and again.metrics == finished_run.metrics
-    forced = train_run(load(corpus_file), "cnn", 0, finished_run.directory, corpus_file.parent, FAST,
-                       verbose=0, force=True)
+    forced = train_toy(load(corpus_file), "cnn", finished_run.directory, corpus_file.parent, FAST,
+                       RunOptions(verbose=0, force=True))
     assert not forced.skipped
 
 
 def test_same_seed_gives_the_same_numbers(finished_run, corpus_file, tmp_path):
-    other = train_run(load(corpus_file), "cnn", 0, tmp_path / "again", corpus_file.parent, FAST, verbose=0)
+    other = train_toy(load(corpus_file), "cnn", tmp_path / "again", corpus_file.parent, FAST)
     assert other.metrics["test"] == finished_run.metrics["test"]
     assert (tmp_path / "again/predictions.tsv").read_text() == (finished_run.directory / "predictions.tsv").read_text()
 
@@ -58,7 +58,7 @@ def test_same_seed_gives_the_same_numbers(finished_run, corpus_file, tmp_path):
 def test_selection_never_looks_at_the_test_split(finished_run, tmp_path):
     """Flipping every test label changes test metrics but not what was selected."""
     flipped = write_corpus(tmp_path / "toy.csv", flip_test=True)
-    run = train_run(load(flipped), "cnn", 0, tmp_path / "flipped", tmp_path, FAST, verbose=0)
+    run = train_toy(load(flipped), "cnn", tmp_path / "flipped", tmp_path, FAST)
     assert run.metrics["selected_epoch"] == finished_run.metrics["selected_epoch"]
     assert run.metrics["validation"] == finished_run.metrics["validation"]
     assert (tmp_path / "flipped/history.csv").read_text() == (finished_run.directory / "history.csv").read_text()

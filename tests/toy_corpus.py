@@ -19,3 +19,15 @@ def write_corpus(path, flip_test=False, seed=0):
         writer.writeheader()
         writer.writerows(rows)
     return path
+
+
+def train_toy(dataset, model: str, directory, data_dir, train, options=None):
+    """A test's run: ``model`` on ``dataset`` with seed 0 under ``train``, written to ``directory``
+    (Keras silent unless ``options`` say otherwise)."""
+    from pathlib import Path
+
+    from experiments.runs.spec import RunOptions, RunPlace, RunSpec
+    from experiments.runs.training import train_run
+
+    return train_run(RunSpec(dataset.name, model, 0, train), dataset, RunPlace(Path(directory)), data_dir,
+                     options or RunOptions(verbose=0))

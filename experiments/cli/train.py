@@ -21,6 +21,7 @@ from experiments.cli.options import (
 from experiments.reports.evaluations import evaluation_summary, summary_lines
 from experiments.runs.metrics import main_metric
 from experiments.runs.protocol import changed_fields
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options as reader_options
@@ -53,8 +54,8 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     variant = [*filter(None, [config.variant()]), *changed_fields(preprocess, default_preprocess)]
     directory = run_dir(writable_folder(Path(output_dir), "--output-dir"), "-".join([experiment, *variant]), corpus,
                         model, seed)
-    result = train_run(dataset, model, seed, directory, data_dir(ctx), config, preprocess, force=force,
-                       tensorboard=tensorboard)
+    result = train_run(RunSpec(corpus, model, seed, config, preprocess=preprocess), dataset, RunPlace(directory),
+                       data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
     test = result.metrics["test"]
     state = "already finished, reused" if result.skipped else f"trained in {result.metrics['train_seconds']:.0f} s"
     click.echo(f"run: {result.directory} ({state}; selected epoch {result.metrics['selected_epoch']})")

@@ -36,8 +36,8 @@ from pathlib import Path
 
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
-from experiments.runs.scheduler import RunTask, by_cost
-from experiments.runs.store import RunFiles, RunWriter, is_finished, store_run_files
+from experiments.runs.scheduler import RunTask, by_cost, worker_environment
+from experiments.runs.store import RunFiles, refuse_other_run, store_run_files, writable_folder
 from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LexiconFeaturizer
@@ -91,15 +91,14 @@ class RayExecutor:
         ray = import_ray()
         todo = []
         for index, task in enumerate(tasks):
-            config_hash = expected_hash(datasets[task.corpus], task.model, task.seed, task.train, task.data_dir,
-                                        task.fold)
-            done = None if task.force else reusable(config_hash, task.directory, task.twins)
+            config_hash = expected_hash(task.spec, datasets[task.spec.corpus], task.data_dir)
+            done = None if task.options.force else reusable(config_hash, task.place)
             if done:
                 finished(index, done)
                 continue
             # A place the run may not take (another configuration's finished run) fails now, not after training.
-            force = task.force or is_finished(task.directory, config_hash)
-            RunWriter(task.directory, config_hash, force=force).abort()
+            refuse_other_run(task.place.directory, config_hash, task.options.force)
+            writable_folder(task.place.directory.parent, "the run store's folder")
             todo.append(index)
         if not todo:
             return
@@ -114,7 +113,8 @@ class RayExecutor:
 
     def _submit_and_collect(self, ray, tasks, datasets, todo, finished) -> None:
         shipped = Shipped(_plugin_sources(), {"git_commit": provenance.git_commit(),
-                                              "command": provenance.command_line()}, _worker_env(self.cpus))
+                                              "command": provenance.command_line()},
+                          worker_environment(max(1, int(self.cpus))))
         shared = _put_shared(ray, [tasks[i] for i in todo], datasets)
         remote = ray.remote(_train_on_node).options(
             num_cpus=self.cpus, num_gpus=self.gpus, max_retries=self.max_retries, retry_exceptions=False,
@@ -123,10 +123,10 @@ class RayExecutor:
         try:
             waiting = set(todo)
             for index in (i for i in by_cost(tasks, datasets) if i in waiting):  # the longest runs first
-                task = tasks[index]
-                corpus, checksums = shared["corpora"][task.corpus], shared["checksums"][(task.corpus, task.train)]
-                ref = remote.remote(task, corpus, checksums, shared["vectors"][task.train.embeddings],
-                                    shared["lexicons"], shipped, self.verbose)
+                spec = tasks[index].spec
+                ref = remote.remote(tasks[index].with_verbose(self.verbose), shared["corpora"][spec.corpus],
+                                    shared["checksums"][(spec.corpus, spec.train)], shared["vectors"][spec.train.embeddings],
+                                    shared["lexicons"], shipped)
                 pending[ref] = index
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
@@ -134,7 +134,7 @@ class RayExecutor:
                     index = pending.pop(ref)
                     task = tasks[index]
                     files = _result(ray, ref, task, self.max_retries)
-                    directory = store_run_files(task.directory, files, force=task.force)
+                    directory = store_run_files(task.place.directory, files, force=task.options.force)
                     finished(index, RunResult(directory, files.metrics))
         finally:
             for ref in pending:  # Ctrl-C or an error: queued runs never start, running ones stop
@@ -170,7 +170,7 @@ def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:
             raise cause from None
         raise
     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError) as exc:
-        raise IsarcasmError(f"{task.corpus}/{task.model} seed {task.seed}: its Ray worker or node died "
+        raise IsarcasmError(f"{task.spec.describe()}: its Ray worker or node died "
                             f"{retries + 1} time(s) ({type(exc).__name__}); the runs finished so far are "
                             "stored, rerun the command to train the rest") from None
 
@@ -179,19 +179,19 @@ def _put_shared(ray, tasks: list[RunTask], datasets: dict[str, Dataset]) -> dict
     """Everything tasks share, each in the object store once: corpora, checksums, vectors, lexicons."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
-    corpora = {name: ray.put(datasets[name]) for name in dict.fromkeys(t.corpus for t in tasks)}
+    corpora = {name: ray.put(datasets[name]) for name in dict.fromkeys(t.spec.corpus for t in tasks)}
     checksums = {}
     for task in tasks:
-        key = (task.corpus, task.train)
+        key = (task.spec.corpus, task.spec.train)
         if key not in checksums:
-            checksums[key] = data_checksums(datasets[task.corpus].name, task.data_dir, task.train)
+            checksums[key] = data_checksums(datasets[task.spec.corpus].name, task.data_dir, task.spec.train)
     vectors = {}
     for task in tasks:
-        spec = task.train.embeddings
-        if spec not in vectors:
-            loaded = None if str(spec) in (RANDOM, WORD2VEC) else load_vectors(spec, task.data_dir)
-            vectors[spec] = ray.put(loaded)
-    needs_lexicons = any("lexicon" in MODELS.get(t.model).inputs for t in tasks)
+        embeddings = task.spec.train.embeddings
+        if embeddings not in vectors:
+            loaded = None if str(embeddings) in (RANDOM, WORD2VEC) else load_vectors(embeddings, task.data_dir)
+            vectors[embeddings] = ray.put(loaded)
+    needs_lexicons = any("lexicon" in MODELS.get(t.spec.model).inputs for t in tasks)
     lexicons = ray.put(LexiconFeaturizer.from_data_dir(tasks[0].data_dir) if needs_lexicons else None)
     return {"corpora": corpora, "checksums": checksums, "vectors": vectors, "lexicons": lexicons}
 
@@ -202,20 +202,10 @@ def _plugin_sources() -> tuple[tuple[str, bytes], ...]:
     return tuple((Path(path).name, Path(path).read_bytes()) for path in plugin_files())
 
 
-def _worker_env(cpus: float) -> dict[str, str]:
-    """A worker's environment: ``cpus`` threads for TensorFlow, quiet C++ logs, the driver's Keras backend."""
-    threads = str(max(1, int(cpus)))
-    env = {"TF_NUM_INTRAOP_THREADS": threads, "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": threads,
-           "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
-    if os.environ.get("KERAS_BACKEND"):
-        env["KERAS_BACKEND"] = os.environ["KERAS_BACKEND"]
-    return env
-
-
 # --- on the worker node -------------------------------------------------------------------------
 
 def _train_on_node(task: RunTask, dataset: Dataset, checksums: dict[str, str], vectors, lexicons,
-                   shipped: Shipped, verbose: int) -> RunFiles:
+                   shipped: Shipped) -> RunFiles:
     """One run on a worker node: train it in a temporary folder and return its files."""
     import ray  # on a Ray worker: Ray is there
 
@@ -224,8 +214,7 @@ def _train_on_node(task: RunTask, dataset: Dataset, checksums: dict[str, str], v
             "pid": os.getpid()}
     resources = Resources(checksums, vectors, lexicons, record=shipped.record, node=node)
     with tempfile.TemporaryDirectory(prefix="isarcasm-run-") as staging:
-        return train_detached(dataset, task.model, task.seed, task.directory, Path(staging), resources, task.train,
-                              verbose=verbose, tensorboard=task.tensorboard, fold=task.fold)
+        return train_detached(task.spec, dataset, task.place.directory, Path(staging), resources, task.options)
 
 
 def _load_plugins(sources: tuple[tuple[str, bytes], ...]) -> None:

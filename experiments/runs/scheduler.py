@@ -25,33 +25,41 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from tqdm import tqdm
 
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.training import RunResult, train_run
-from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
 from preprocessing.records import Dataset
 
 
 @dataclass(frozen=True)
 class RunTask:
-    """One (cell, seed, fold) to train: everything a worker process needs to do it."""
+    """One run to train: everything a worker process needs to do it.  ``corpus_options`` are the
+    reader options ``spec.corpus`` is loaded with (a researcher's file: its columns)."""
 
-    corpus: str
-    corpus_options: tuple[tuple[str, object], ...]
+    spec: RunSpec
+    place: RunPlace
     data_dir: Path
-    model: str
-    seed: int
-    directory: Path
-    train: TrainConfig
-    fold: int | None = None
-    force: bool = False
-    tensorboard: bool = False
-    twins: tuple[Path, ...] = ()
+    corpus_options: tuple[tuple[str, object], ...] = ()
+    options: RunOptions = RunOptions()
+
+    def with_verbose(self, verbose: int) -> "RunTask":
+        """The task as an executor runs it: Keras' output is the executor's to choose."""
+        return replace(self, options=replace(self.options, verbose=verbose))
+
+
+class Executor(Protocol):
+    """Trains tasks and calls ``finished(index, result)`` as each run is in (in any order); a run
+    it finds finished already is reported the same way.  :class:`LocalExecutor` and
+    :class:`experiments.runs.cluster.RayExecutor` are the two."""
+
+    def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
+            finished: Callable[[int, RunResult], None]) -> None: ...
 
 
 def cores() -> int:
@@ -65,22 +73,20 @@ def by_cost(tasks: list[RunTask], datasets: dict[str, Dataset]) -> list[int]:
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     def cost(index: int) -> float:
-        task = tasks[index]
-        examples = len(datasets[task.corpus].records)
-        if task.train.max_train is not None:
-            examples = min(examples, task.train.max_train)
-        return MODELS.get(task.model).cost * examples * task.train.epochs
+        spec = tasks[index].spec
+        examples = len(datasets[spec.corpus].records)
+        if spec.train.max_train is not None:
+            examples = min(examples, spec.train.max_train)
+        return MODELS.get(spec.model).cost * examples * spec.train.epochs
 
     return sorted(range(len(tasks)), key=cost, reverse=True)
 
 
-def train_task(task: RunTask, dataset: Dataset, verbose: int) -> RunResult:
-    return train_run(dataset, task.model, task.seed, task.directory, task.data_dir, task.train,
-                     PreprocessConfig(language=dataset.language), force=task.force, verbose=verbose,
-                     tensorboard=task.tensorboard, fold=task.fold, twins=task.twins)
+def train_task(task: RunTask, dataset: Dataset) -> RunResult:
+    return train_run(task.spec, dataset, task.place, task.data_dir, task.options)
 
 
-def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: "LocalExecutor", description: str,
+def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Executor, description: str,
               on_done: Callable[[int, RunResult], None] | None = None) -> list[RunResult]:
     """Train every task under one progress bar; return their results in task order.
 
@@ -92,9 +98,7 @@ def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: "Loc
 
     def finished(index: int, result: RunResult) -> None:
         results[index] = result
-        task = tasks[index]
-        fold = "" if task.fold is None else f" fold {task.fold + 1}"
-        progress.set_postfix_str(f"last done: {task.corpus}/{task.model} seed {task.seed}{fold}", refresh=False)
+        progress.set_postfix_str(f"last done: {tasks[index].spec.describe()}", refresh=False)
         progress.update()
         if on_done is not None:
             on_done(index, result)
@@ -118,7 +122,7 @@ class LocalExecutor:
             finished: Callable[[int, RunResult], None]) -> None:
         if self.jobs <= 1:
             for index, task in enumerate(tasks):
-                finished(index, train_task(task, datasets[task.corpus], self.verbose))
+                finished(index, train_task(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
             return
         from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
 
@@ -140,16 +144,26 @@ class LocalExecutor:
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """On Ctrl-C, end the workers now: each already holds its next run(s) in the pool's call queue and
     would otherwise train them before the pool shuts down.  A run cut short leaves only its staging
-    folder and lock, which the next claim on that run cleans up (see store.run_claim)."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):  # private, so looked up with care
-        if process.is_alive():
-            process.terminate()
+    folder and lock, which the next claim on that run cleans up (see store.run_claim).  The pool's
+    workers are this process' children (``multiprocessing.active_children``)."""
+    for process in multiprocessing.active_children():
+        process.terminate()
+
+
+def worker_environment(threads: int) -> dict[str, str]:
+    """A training worker's environment, set before TensorFlow is imported (local processes and Ray
+    tasks alike): ``threads`` threads for its ops, TensorFlow's C++ logs quiet unless the user set
+    them, and this process' Keras backend."""
+    env = {"TF_NUM_INTRAOP_THREADS": str(threads), "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": str(threads),
+           "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
+    if os.environ.get("KERAS_BACKEND"):
+        env["KERAS_BACKEND"] = os.environ["KERAS_BACKEND"]
+    return env
 
 
 def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
     """Before TensorFlow is imported: its thread pools, the parent's log level and model plugins."""
-    os.environ.update(TF_NUM_INTRAOP_THREADS=str(threads), TF_NUM_INTEROP_THREADS="1", OMP_NUM_THREADS=str(threads))
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.update(worker_environment(threads))
     logging.basicConfig(level=log_level, format="warning: %(message)s")
     from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
 
@@ -157,12 +171,12 @@ def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
 
 
 def _train_in_worker(task: RunTask) -> RunResult:
-    return train_task(task, worker_dataset(task), verbose=0)
+    return train_task(task.with_verbose(0), worker_dataset(task))
 
 
 def worker_dataset(task: RunTask) -> Dataset:
     """The task's corpus, loaded once per worker process (see :func:`quiet_load`)."""
-    return quiet_load(task.corpus, task.corpus_options, task.data_dir)
+    return quiet_load(task.spec.corpus, task.corpus_options, task.data_dir)
 
 
 @functools.cache

@@ -190,6 +190,15 @@ def writable_folder(path: Path, what: str) -> Path:
     return path
 
 
+def refuse_other_run(directory: Path, config_hash: str, force: bool = False) -> None:
+    """One line, before any training, when ``directory`` holds another configuration's finished run
+    (which only ``force`` replaces): a run never silently overwrites another."""
+    recorded = recorded_hash(directory)
+    if recorded is not None and recorded != config_hash and not force:
+        raise IsarcasmError(f"{directory} already holds a finished run with another configuration; "
+                            "pass --force to replace it or choose another --output-dir")
+
+
 @contextlib.contextmanager
 def run_claim(directory: Path) -> Iterator[None]:
     """Hold the run at ``directory`` for this process: an exclusive ``flock`` on
@@ -352,12 +361,7 @@ class RunWriter:
         self.directory = directory
         self.config_hash = config_hash
         self.detached = False
-        recorded = recorded_hash(directory)
-        if recorded is not None and recorded != config_hash and not force:
-            raise IsarcasmError(
-                f"{directory} already holds a finished run with another configuration; "
-                "pass --force to replace it or choose another --output-dir"
-            )
+        refuse_other_run(directory, config_hash, force)
         if is_damaged(directory):
             logging.getLogger(__name__).warning(f"{directory} is a damaged run (unreadable {METRICS} or "
                                                 f"{CONFIG}, or no {MODEL}); training it again")

@@ -21,6 +21,7 @@ from experiments.runs import provenance
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
     EPOCHS,
@@ -102,18 +103,17 @@ def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
     return [f.path for f in CORPORA.get(dataset_name).files if checksums.get(Path(f.path).name, f.sha256) != f.sha256]
 
 
-def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, preprocess: PreprocessConfig,
-               data_dir: Path, splits: Splits, fold: int | None = None,
-               data_sha256: dict[str, str] | None = None) -> dict:
+def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict[str, str]) -> dict:
     """The part of config.json that determines the result (and so the config hash).
 
     A plugin model's origin (its file's sha256, or its package) is part of it,
     so a run of an edited plugin is never taken for the old one.  ``data_sha256``: the data
-    files' checksums when they were taken elsewhere (a run on another machine); else read here.
+    files' checksums (:func:`data_checksums`, or taken on the driver for a run on another machine).
     """
     from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
     from baselines.registry import MODELS
 
+    model, seed, fold, train = run.model, run.seed, run.fold, run.train
     plugin = {"model_source": origin(model)} if origin(model) else {}
     spec = MODELS.get(model)
     lexicon = {"lexicon_tokens": LEXICON_TOKENS} if "lexicon" in spec.inputs else {}
@@ -130,20 +130,24 @@ def run_config(dataset: Dataset, model: str, seed: int, train: TrainConfig, prep
         "seed": seed,
         **({"fold": fold} if fold is not None else {}),
         "train": train.identity(),
-        "preprocess": asdict(preprocess),
-        "data_sha256": data_sha256 if data_sha256 is not None else data_checksums(dataset.name, data_dir, train),
+        "preprocess": asdict(run.preprocessing(dataset)),
+        "data_sha256": data_sha256,
         "splits": {"train": len(splits.train), "validation": len(splits.validation), "test": len(splits.test),
                    "validation_source": splits.validation_source},
     }
 
 
-def expected_hash(dataset: Dataset, model: str, seed: int, train: TrainConfig, data_dir: Path,
-                  fold: int | None = None) -> str:
-    """The configuration hash :func:`train_run` gives this run with the default preprocessing: the
-    same wherever the run is stored, so a study can find a finished run without training it."""
-    splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
-    preprocess = PreprocessConfig(language=dataset.language)
-    return provenance.config_hash(run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold))
+def expected_hash(run: RunSpec, dataset: Dataset, data_dir: Path) -> str:
+    """The configuration hash :func:`train_run` gives this run: the same wherever the run is
+    stored, so a study can find a finished run without training it."""
+    splits = make_splits(dataset, run.seed, run.train.validation_fraction, run.train.max_train, run.fold)
+    return provenance.config_hash(run_config(run, dataset, splits, data_checksums(dataset.name, data_dir, run.train)))
+
+
+def finished_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
+    """The finished run of exactly this configuration in ``place`` (its folder, else a twin): the
+    one lookup of a finished run, whoever asks (training, the executors, the studies)."""
+    return reusable(expected_hash(run, dataset, data_dir), place)
 
 
 def aux_tasks(spec, dataset: Dataset) -> dict[str, tuple[str, ...]]:
@@ -187,34 +191,29 @@ def targets(dataset: Dataset, records: list[Record]) -> np.ndarray:
     return out
 
 
-def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir: Path,
-              train: TrainConfig = TrainConfig(), preprocess: PreprocessConfig | None = None,
-              force: bool = False, verbose: int = 2, tensorboard: bool = False, fold: int | None = None,
-              twins: tuple[Path, ...] = ()) -> RunResult:
-    """Train ``model`` on ``dataset`` with ``seed`` and write the run to ``directory``.
+def train_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
+              options: RunOptions = RunOptions()) -> RunResult:
+    """Train ``run`` on ``dataset`` (its corpus, loaded) and write it to ``place.directory``.
 
-    A finished run with the same configuration is reused (resume), in ``directory`` or else in
-    one of ``twins`` (the same run's place in other experiments); ``force`` retrains it in
-    ``directory``.  ``fold`` (0-based) trains and tests on an official cross-validation fold
-    instead of the corpus' splits.
+    A finished run with the same configuration is reused (resume), in ``place.directory`` or else
+    in one of ``place.twins``; ``options.force`` retrains it in ``place.directory``.
     """
-    plan = _plan(dataset, model, seed, data_dir, train, preprocess, fold)
-    if not force:
-        found = reusable(plan.config_hash, directory, twins)
+    plan = _plan(run, dataset, data_dir)
+    if not options.force:
+        found = reusable(plan.config_hash, place)
         if found:
             return found
-    with run_claim(directory):  # one process at a time trains this run; see store.run_claim
-        found = None if force else reusable(plan.config_hash, directory, twins)
+    with run_claim(place.directory):  # one process at a time trains this run; see store.run_claim
+        found = None if options.force else reusable(plan.config_hash, place)
         if found:  # finished by another process while this one waited for the claim
             return found
-        writer = RunWriter(directory, plan.config_hash, force=force)
-        metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
+        writer = RunWriter(place.directory, plan.config_hash, force=options.force)
+        metrics = _train(plan, writer, options)
         return RunResult(writer.commit(), metrics)
 
 
-def train_detached(dataset: Dataset, model: str, seed: int, directory: Path, staging: Path, resources: Resources,
-                   train: TrainConfig = TrainConfig(), verbose: int = 0, tensorboard: bool = False,
-                   fold: int | None = None) -> RunFiles:
+def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Path, resources: Resources,
+                   options: RunOptions = RunOptions(verbose=0)) -> RunFiles:
     """Train a run whose home is ``directory`` in another machine's store, in ``staging`` here.
 
     The run reads nothing from a data directory (``resources`` holds what it needs) and writes
@@ -222,46 +221,45 @@ def train_detached(dataset: Dataset, model: str, seed: int, directory: Path, sta
     with :func:`experiments.runs.store.store_run_files`, which makes them the same run, in the same
     place, as :func:`train_run` would have written.
     """
-    plan = _plan(dataset, model, seed, Path(), train, None, fold, resources)
+    plan = _plan(run, dataset, Path(), resources)
     writer = RunWriter.detached(directory, plan.config_hash, staging)
-    metrics = _train(plan, writer, verbose, tensorboard, writer.tensorboard_dir())
+    metrics = _train(plan, writer, options)
     return RunFiles.collect(writer, metrics)
 
 
-def reusable(config_hash: str, directory: Path, twins: tuple[Path, ...] = ()) -> RunResult | None:
-    """The finished run of this configuration in ``directory`` or else in one of ``twins``."""
-    found = find_finished((directory, *twins), config_hash)
+def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
+    """The finished run of this configuration in ``place``'s folder or else in one of its twins."""
+    found = find_finished(place.all, config_hash)
     return RunResult(found, read_metrics(found), skipped=True) if found else None
 
 
-def _plan(dataset: Dataset, model: str, seed: int, data_dir: Path, train: TrainConfig,
-          preprocess: PreprocessConfig | None, fold: int | None, resources: Resources | None = None) -> "_Plan":
+def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources | None = None) -> "_Plan":
     """Settle a run before training: its splits, configuration and hash."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
-    spec = MODELS.get(model)
-    preprocess = preprocess or PreprocessConfig(language=dataset.language)
-    splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
-    config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold,
-                        resources.data_sha256 if resources else None)
+    spec, train = MODELS.get(run.model), run.train
+    splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+    checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
+    config = run_config(run, dataset, splits, checksums)
     changed = modified_files(dataset.name, config["data_sha256"])
     if changed:
         logging.getLogger(__name__).warning(
             f"{len(changed)} file(s) of '{dataset.name}' differ from the published data ({changed[0]}); "
             "`isarcasm data verify` lists them. The run records their checksums.")
-    return _Plan(dataset, spec, seed, splits, train, preprocess, data_dir, config, provenance.config_hash(config),
-                 resources)
+    return _Plan(dataset, spec, run.seed, splits, train, run.preprocessing(dataset), data_dir, config,
+                 provenance.config_hash(config), resources)
 
 
-def _train(plan: "_Plan", writer: RunWriter, verbose: int, tensorboard: bool, tensorboard_dir: Path) -> dict:
+def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
     """Train the planned run into ``writer``'s staging folder; its metrics (the writer is aborted on failure)."""
     try:
         started = time.time()
         set_determinism(plan.seed)
         data = _inputs(plan)
-        network, model_config, coverage = _compile(plan, data, verbose)
-        fitted = _fit_and_select(plan, network, data, verbose, tensorboard_dir if tensorboard else None)
-        return _write(plan, writer, data, network, model_config, fitted, coverage, started)
+        built = _compile(plan, data, options.verbose)
+        fitted = _fit_and_select(plan, built.network, data, options.verbose,
+                                 writer.tensorboard_dir() if options.tensorboard else None)
+        return _write(plan, writer, data, built, fitted, started)
     except BaseException:
         writer.abort()
         raise
@@ -322,9 +320,17 @@ def _inputs(plan: _Plan) -> _Data:
     return _Data(inputs, texts["train"], x, y, y_fit, aux)
 
 
-def _compile(plan: _Plan, data: _Data, verbose: int):
-    """The model, built on the initial word vectors and compiled with the loss and selection metric;
-    also its resolved configuration and the vectors' coverage of the vocabulary."""
+@dataclass
+class _Built:
+    """The compiled network, its resolved configuration, and the word vectors' coverage of the vocabulary."""
+
+    network: object  # keras.Model
+    model_config: object  # baselines.config.ModelConfig
+    coverage: object  # embeddings.matrix.Coverage
+
+
+def _compile(plan: _Plan, data: _Data, verbose: int) -> _Built:
+    """The model, built on the initial word vectors and compiled with the loss and selection metric."""
     import keras  # loads TensorFlow: only when a model is needed
 
     from baselines import build_model
@@ -354,7 +360,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int):
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
     optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
-    return network, spec.resolve(model_config), coverage
+    return _Built(network, spec.resolve(model_config), coverage)
 
 
 @dataclass
@@ -412,13 +418,12 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                    {rule: weights for rule, (weights, _) in kept.items() if rule != own})
 
 
-def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, fitted: _Fitted, coverage,
-           started: float) -> dict:
+def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, started: float) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
     from baselines import main_output  # loads TensorFlow: only when a model is needed
 
-    dataset, train, multi_label = plan.dataset, plan.train, plan.dataset.multi_label
+    dataset, train, multi_label, network = plan.dataset, plan.train, plan.dataset.multi_label, built.network
     trajectory = fitted.recorder.trajectory()
     threshold = train.threshold
     if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
@@ -435,7 +440,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, f
         "threshold": threshold,
         **{name: score(data.y[name], probabilities[name], threshold, multi_label)
            for name in ("validation", "test")},
-        "embedding_coverage": str(coverage),
+        "embedding_coverage": str(built.coverage),
         "train_seconds": round(time.time() - started, 1),
     }
     if train.tune_threshold and dataset.is_binary:
@@ -447,7 +452,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, network, model_config, f
         **plan.config,
         "config_hash": plan.config_hash,
         "experiment_dir": str(writer.directory),
-        "model_config": asdict(model_config),
+        "model_config": asdict(built.model_config),
         "label_names": list(dataset.label_names),
         "inputs": data.inputs.describe(),
         **(plan.resources.provenance() if plan.resources else provenance.record()),

@@ -28,8 +28,7 @@ from experiments.reports.kinds import save_result
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
 from experiments.runs.metrics import main_metric, summary_stats
-from experiments.runs.store import find_finished, run_places
-from experiments.runs.training import expected_hash
+from experiments.runs.spec import RunSpec
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.experiment import Cell, Experiment, load_experiment
@@ -138,8 +137,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
 def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, seed: int) -> Path | None:
     """The classic model's finished run of this cell and seed under the benchmark's protocol: in the
     experiment's folder, or wherever the reproduction reused it from."""
-    config_hash = expected_hash(settings.dataset(corpus), classic, seed, settings.train, settings.data_dir)
-    return find_finished(run_places(settings.runs_root, experiment, corpus, classic, seed), config_hash)
+    return settings.finished(experiment, RunSpec(corpus, classic, seed, settings.train))
 
 
 def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Settings,

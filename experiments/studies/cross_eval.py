@@ -32,18 +32,15 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_f1
 from experiments.runs import provenance
 from experiments.runs.metrics import summary_stats
-from experiments.runs.scheduler import RunTask, run_tasks
+from experiments.runs.scheduler import run_tasks
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
-    find_finished,
     read_config,
     read_metrics,
     read_predictions,
-    run_dir,
-    run_places,
 )
-from experiments.runs.training import expected_hash
+from experiments.runs.spec import RunSpec
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
@@ -83,13 +80,6 @@ class CrossCell:
     scored: list[Scored]
 
 
-def finished_run(dataset: Dataset, model: str, seed: int, settings: Settings) -> Path | None:
-    """The finished run of this exact configuration, under ``cross`` or else under another experiment."""
-    config_hash = expected_hash(dataset, model, seed, settings.train, settings.data_dir)
-    return find_finished(run_places(settings.runs_root, settings.experiment(NAME), dataset.name, model, seed),
-                         config_hash)
-
-
 def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], settings: Settings,
                   train_missing: bool = True) -> dict[tuple[str, str, int], Path]:
     """The finished run of every (model, training corpus, seed): reused where one exists, else
@@ -101,16 +91,13 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     for model in models:
         for train in datasets:
             for seed in seeds:
-                run = None if settings.force else finished_run(train, model, seed, settings)
+                spec = RunSpec(train.name, model, seed, settings.train)
+                run = None if settings.force else settings.finished(settings.experiment(NAME), spec)
                 if run is not None:
                     found[model, train.name, seed] = run
                 elif train_missing:
                     keys.append((model, train.name, seed))
-                    tasks.append(RunTask(train.name, tuple(sorted(settings.corpus_options(train.name).items())),
-                                         settings.data_dir, model, seed,
-                                         run_dir(settings.runs_root, settings.experiment(NAME), train.name, model,
-                                                 seed),
-                                         settings.train, None, settings.force, settings.tensorboard))
+                    tasks.append(settings.task(settings.experiment(NAME), spec))
     results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor(),
                         f"{settings.experiment(NAME)}: training")
     found.update((key, result.directory) for key, result in zip(keys, results))

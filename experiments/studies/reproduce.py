@@ -19,7 +19,7 @@ from experiments.runs import provenance
 from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, summary_stats
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.store import run_dir, twin_runs
+from experiments.runs.spec import RunSpec
 from experiments.runs.trajectory import run_under
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.human import manual_labelling_metrics
@@ -51,11 +51,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     for cell in model_cells:
         dataset = settings.dataset(cell.corpus)
         for seed, fold in cell_runs(cell, dataset, seeds):
-            tasks.append(RunTask(cell.corpus, tuple(sorted(settings.corpus_options(cell.corpus).items())),
-                                 settings.data_dir, cell.model, seed,
-                                 run_dir(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold), training,
-                                 fold, settings.force, settings.tensorboard,
-                                 tuple(twin_runs(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold))))
+            tasks.append(settings.task(runs_name, RunSpec(cell.corpus, cell.model, seed, training, fold)))
             owners.append(cell)
             runs_of.setdefault(cell.key, []).append(len(tasks) - 1)
     results, summaries = {}, {}
@@ -98,7 +94,7 @@ def _summarise(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: lis
     under = [run_under(r.directory, train.selection) for r in runs] if from_record else []
     metrics = [m for m, _ in under] if from_record else [r.metrics for r in runs]
     summary = aggregate(cell, metrics, [str(r.directory) for r in runs], seeds)
-    summary["run_ids"] = [{"seed": task.seed, "fold": task.fold} for task in tasks]  # beside "runs", in order
+    summary["run_ids"] = [{"seed": task.spec.seed, "fold": task.spec.fold} for task in tasks]  # beside "runs", in order
     summary["reused_runs"] = sum(r.skipped for r in runs)
     if cell.folds:
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.scheduler import LocalExecutor
+from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
+from experiments.runs.spec import RunOptions, RunSpec, RunStore
+from experiments.runs.training import finished_run
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -82,7 +84,22 @@ class Settings:
         to the per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
         return "-".join(filter(None, [base, self.train_for(protocol).variant(protocol, trajectory=trained)]))
 
-    def executor(self) -> LocalExecutor | RayExecutor:
+    @property
+    def store(self) -> RunStore:
+        return RunStore(self.runs_root)
+
+    def task(self, experiment: str, run: RunSpec) -> RunTask:
+        """Training ``run`` into this store's ``experiment`` under these settings."""
+        return RunTask(run, self.store.place(experiment, run), self.data_dir,
+                       tuple(sorted(self.corpus_options(run.corpus).items())),
+                       RunOptions(force=self.force, tensorboard=self.tensorboard))
+
+    def finished(self, experiment: str, run: RunSpec) -> Path | None:
+        """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's."""
+        found = finished_run(run, self.dataset(run.corpus), self.store.place(experiment, run), self.data_dir)
+        return found.directory if found else None
+
+    def executor(self) -> Executor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
         if self.executor_kind == "ray":
             return RayExecutor(self.address, self.cpus_per_run, self.gpus_per_run)

@@ -1,0 +1,75 @@
+"""What a run is, where it lives and how it is carried out: the types every layer passes.
+
+A study turns its cells into :class:`RunSpec` s (what to train: the same spec gives the same
+configuration hash wherever and whenever it is trained), asks the store for each one's
+:class:`RunPlace` (its folder and the same run's folders in other experiments, which a finished
+run may be reused from), and hands both to an executor with :class:`RunOptions` (how to carry it
+out: nothing in them changes a number).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import run_dir, twin_runs
+from preprocessing.config import PreprocessConfig
+from preprocessing.records import Dataset
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run's identity: ``corpus`` (a registered name or a file path) trained with ``model`` and
+    ``seed`` under ``train``; ``fold`` (0-based) trains and tests on an official cross-validation
+    fold instead of the corpus' splits; ``preprocess`` None is the defaults for the corpus' language."""
+
+    corpus: str
+    model: str
+    seed: int = 0
+    train: TrainConfig = TrainConfig()
+    fold: int | None = None
+    preprocess: PreprocessConfig | None = None
+
+    def preprocessing(self, dataset: Dataset) -> PreprocessConfig:
+        return self.preprocess or PreprocessConfig(language=dataset.language)
+
+    def describe(self) -> str:
+        """How progress lines and errors name the run."""
+        return f"{self.corpus}/{self.model} seed {self.seed}" + ("" if self.fold is None else f" fold {self.fold + 1}")
+
+
+@dataclass(frozen=True)
+class RunPlace:
+    """Where a run is written (``directory``) and the folders of the same run in other experiments
+    (``twins``), where a finished run of the same configuration is reused from."""
+
+    directory: Path
+    twins: tuple[Path, ...] = ()
+
+    @property
+    def all(self) -> tuple[Path, ...]:
+        return (self.directory, *self.twins)
+
+
+@dataclass(frozen=True)
+class RunStore:
+    """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``.
+    Experiments share runs (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
+    ones), so a run's place includes its twins in the other experiments."""
+
+    root: Path
+
+    def place(self, experiment: str, run: RunSpec) -> RunPlace:
+        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is carried out; none of it changes the run's numbers.  ``force`` retrains a
+    finished run in its own folder, ``verbose`` is Keras' (0 silent, 2 one line per epoch),
+    ``tensorboard`` writes TensorBoard logs into the run."""
+
+    force: bool = False
+    verbose: int = 2
+    tensorboard: bool = False
