@@ -19,20 +19,23 @@ from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
-from experiments.runs.metrics import best_threshold, score
+from experiments.runs.metrics import NonFinite, best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.store import (
     CONFIG,
     EPOCHS,
+    FAILED,
     HISTORY,
     METRICS,
     MODEL,
     PREDICTIONS,
     RunFiles,
     RunWriter,
+    find_failed,
     find_finished,
     history_csv,
     predictions_tsv,
+    read_json,
     read_metrics,
     run_claim,
     weights_file,
@@ -49,9 +52,17 @@ from preprocessing.records import Dataset, Record
 
 @dataclass
 class RunResult:
+    """A run's folder and its metrics.json; for a failed run, its failed.json (see :attr:`failure`)."""
+
     directory: Path
     metrics: dict
     skipped: bool = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed (its training diverged); None for a finished run.  A failed run is an
+        outcome to report, never a result to average."""
+        return self.metrics.get("failed")
 
 
 @dataclass(frozen=True)
@@ -195,7 +206,10 @@ def train_run(dataset: Dataset, model: str, seed: int, directory: Path, data_dir
 
     A finished run with the same configuration is reused (resume), in ``directory`` or else in
     one of ``twins`` (the same run's place in other experiments); ``force`` retrains it in
-    ``directory``.  ``fold`` (0-based) trains and tests on an official cross-validation fold
+    ``directory``.  So is a failed one: a run whose loss, weights or probabilities became
+    non-finite is stored with failed.json instead of metrics.json and returned with its
+    :attr:`RunResult.failure`; running it again reports the same failure without training (same
+    seed, same numbers) until ``force`` trains it again.  ``fold`` (0-based) trains and tests on an official cross-validation fold
     instead of the corpus' splits.
     """
     plan = _plan(dataset, model, seed, data_dir, train, preprocess, fold)
@@ -229,9 +243,13 @@ def train_detached(dataset: Dataset, model: str, seed: int, directory: Path, sta
 
 
 def reusable(config_hash: str, directory: Path, twins: tuple[Path, ...] = ()) -> RunResult | None:
-    """The finished run of this configuration in ``directory`` or else in one of ``twins``."""
+    """The finished run of this configuration in ``directory`` or else in one of ``twins``; else
+    its failed run there (an outcome too: see :func:`train_run`)."""
     found = find_finished((directory, *twins), config_hash)
-    return RunResult(found, read_metrics(found), skipped=True) if found else None
+    if found:
+        return RunResult(found, read_metrics(found), skipped=True)
+    failed = find_failed((directory, *twins), config_hash)
+    return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
 
 
 def _plan(dataset: Dataset, model: str, seed: int, data_dir: Path, train: TrainConfig,
@@ -242,6 +260,7 @@ def _plan(dataset: Dataset, model: str, seed: int, data_dir: Path, train: TrainC
     spec = MODELS.get(model)
     preprocess = preprocess or PreprocessConfig(language=dataset.language)
     splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
+    check_classes(dataset, splits)
     config = run_config(dataset, model, seed, train, preprocess, data_dir, splits, fold,
                         resources.data_sha256 if resources else None)
     changed = modified_files(dataset.name, config["data_sha256"])
@@ -253,15 +272,37 @@ def _plan(dataset: Dataset, model: str, seed: int, data_dir: Path, train: TrainC
                  resources)
 
 
+def check_classes(dataset: Dataset, splits: Splits) -> None:
+    """Refuse, before training, splits no model can learn or be selected on: a training split with
+    fewer than two classes (or label sets) teaches nothing, and a validation split without the
+    sarcastic class makes its F1 0 at every epoch, so selection would choose nothing."""
+    seen = {frozenset(dataset.labels_of(r)) for r in splits.train}
+    if len(seen) < 2:
+        raise IsarcasmError(f"corpus '{dataset.name}': the training split ({len(splits.train)} texts) has "
+                            f"{'no class' if not seen else 'one class only'}; a model learns nothing from it "
+                            "(check the corpus' labels, --max-train or --validation-fraction)")
+    if dataset.is_binary and not any(1 in dataset.labels_of(r) for r in splits.validation):
+        raise IsarcasmError(f"corpus '{dataset.name}': the validation split ({len(splits.validation)} texts) has "
+                            f"no '{dataset.label_names[1]}' text, so no epoch can be selected on it "
+                            "(check the corpus' labels or --validation-fraction)")
+
+
 def _train(plan: "_Plan", writer: RunWriter, verbose: int, tensorboard: bool, tensorboard_dir: Path) -> dict:
-    """Train the planned run into ``writer``'s staging folder; its metrics (the writer is aborted on failure)."""
+    """Train the planned run into ``writer``'s staging folder; its metrics, or the failure record
+    when training met a non-finite loss, weights or probabilities (the writer is aborted on an error)."""
     try:
         started = time.time()
         set_determinism(plan.seed)
         data = _inputs(plan)
         network, model_config, coverage = _compile(plan, data, verbose)
-        fitted = _fit_and_select(plan, network, data, verbose, tensorboard_dir if tensorboard else None)
-        return _write(plan, writer, data, network, model_config, fitted, coverage, started)
+        try:
+            fitted = _fit_and_select(plan, network, data, verbose, tensorboard_dir if tensorboard else None)
+            return _write(plan, writer, data, network, model_config, fitted, coverage, started)
+        except NonFinite as exc:
+            failure = {"config_hash": plan.config_hash, "corpus": plan.dataset.name, "model": plan.spec.name,
+                       "seed": plan.seed, "failed": str(exc), "train_seconds": round(time.time() - started, 1)}
+            write_json(writer.path(FAILED), failure)
+            return failure
     except BaseException:
         writer.abort()
         raise
@@ -376,7 +417,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
 
     from baselines.batching import ClassRatioBatches, LengthBuckets
     from baselines.config import MAIN_OUTPUT
-    from experiments.runs.selection import EpochRecorder, KeepBestEpoch
+    from experiments.runs.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite
 
     train = plan.train
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
@@ -385,7 +426,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                              {name: data.y[name] for name in ("validation", "test")},
                              keep=("grid",) if binary else (), threshold=train.threshold,
                              macro=train.select_on == "macro-f1")
-    callbacks = [keeper, recorder]
+    callbacks = [StopOnNonFinite(), keeper, recorder]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     num_classes = data.y["train"].shape[1]
