@@ -17,7 +17,7 @@ from experiments.runs.protocol import Splits, TrainConfig
 from experiments.runs.scheduler import RunTask
 from experiments.runs.training import check_classes, train_run
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import _one_line, _summarise
+from experiments.studies.reproduce import cell_line, summarise_cell
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import DataError, IsarcasmError
 
@@ -101,15 +101,15 @@ def test_a_study_reports_the_failed_seed_and_averages_the_others(corpus_file, tm
     assert failed.failure and not finished.failure
     tasks = [RunTask(str(corpus_file), (), corpus_file.parent, "cnn", seed, tmp_path / f"seed-{seed}", FAST)
              for seed in (0, 1)]
-    cell = _summarise(Cell(str(corpus_file), "cnn"), dataset, [finished, failed], tasks, [0, 1], FAST)
+    cell = summarise_cell(Cell(str(corpus_file), "cnn"), dataset, [finished, failed], tasks, [0, 1], FAST)
     assert cell["metrics"]["f1_sarcastic"]["values"] == [finished.metrics["test"]["f1_sarcastic"]]
     assert [f["seed"] for f in cell["failed_runs"]] == [1] and cell["runs"] == [str(tmp_path / "seed-0")]
-    assert "(1 of 2 seeds failed: non-finite loss" in _one_line(cell)
+    assert "(1 of 2 seeds failed: non-finite loss" in cell_line(cell)
     result = {"title": "t", "source": "s", "seeds": [0, 1], "git_commit": "abc", "wall_seconds": 1,
               "compute_seconds": 1, "experiment": "t", "cells": [cell]}
     assert "1 of 2 seeds failed: non-finite loss" in markdown_report(result)
     # A cell whose every seed failed says so and shows no number.
-    none = _summarise(Cell(str(corpus_file), "cnn"), dataset, [failed], tasks[1:], [1], FAST)
-    assert none["metrics"] == {} and "1 of 1 seeds failed" in _one_line(none)
+    none = summarise_cell(Cell(str(corpus_file), "cnn"), dataset, [failed], tasks[1:], [1], FAST)
+    assert none["metrics"] == {} and "1 of 1 seeds failed" in cell_line(none)
     assert "1 of 1 seeds failed: non-finite loss" in markdown_report({**result, "cells": [none]})
 

@@ -67,9 +67,9 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = _summarise(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
+            summaries[cell.key] = summarise_cell(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
                                              [tasks[i] for i in mine], seeds, train)
-            tqdm.write(_one_line(summaries[cell.key]))
+            tqdm.write(cell_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
     run_tasks(tasks, datasets, settings.executor(), runs_name, finished)
@@ -92,7 +92,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     return result
 
 
-def _summarise(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
+def summarise_cell(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
     """A cell's aggregate over its finished runs, with the operating point (binary) or per-class F1.
     A rule the runs were not trained with (tuned, grid) is applied to their per-epoch record.
     Failed runs (training diverged) are listed in ``failed_runs`` and never averaged in."""
@@ -164,7 +164,7 @@ def per_class_scores(label_names: tuple[str, ...], tests: list[dict], folds: lis
             for k, name in enumerate(label_names)}
 
 
-def _one_line(cell: dict) -> str:
+def cell_line(cell: dict) -> str:
     failed = failure_note(cell)
     if not cell["metrics"]:
         return f"{cell['corpus']}/{cell['model']}: {failed}; nothing to average"
