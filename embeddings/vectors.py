@@ -129,11 +129,27 @@ def load_vectors_report(spec: str | Path | None, data_dir: Path, progress: bool 
     if cached is not None:
         try:
             kv = _read_cache(cached)
-            return kv, LoadReport(path, digest, cached, False, time.perf_counter() - started)
         except Exception as exc:  # noqa: BLE001 - any damage to our own cache means: rebuild it
             _note(progress, f"the vectors cache {cached} is unreadable ({type(exc).__name__}); rebuilding it")
+        else:
+            return _finite(kv, path), LoadReport(path, digest, cached, False, time.perf_counter() - started)
     kv, cache = _build_cache(path, digest, progress)
-    return kv, LoadReport(path, digest, cache, True, time.perf_counter() - started)
+    return _finite(kv, path), LoadReport(path, digest, cache, True, time.perf_counter() - started)
+
+
+def _finite(kv, source: Path):
+    """``kv`` when every vector is finite; else a one-line error naming the file and the first bad
+    row.  A NaN or infinite vector (gensim parses "nan" and "inf") makes every run that uses the
+    word diverge to NaN, which would otherwise show only as a failed run, far from its cause."""
+    vectors = kv.vectors
+    for start in range(0, len(vectors), 1 << 16):  # in blocks: the file may be memory-mapped and large
+        bad = np.flatnonzero(~np.isfinite(vectors[start:start + (1 << 16)]).all(axis=1))
+        if len(bad):
+            row = start + int(bad[0])
+            line = row + 1 + _has_word2vec_header(source)
+            raise DataError.at(source, line, f"the vector of {kv.index_to_key[row]!r} is not finite (NaN or "
+                                             "infinite); fix or remove that line, or pass another --embeddings file")
+    return kv
 
 
 def file_sha256(path: Path) -> str:

@@ -52,7 +52,7 @@ def test_per_class_rows_average_each_class_over_the_runs():
         return {"per_class": {"0": {"precision": p0, "recall": 0.5, "f1": 0.4, "support": 6},
                               "1": {"precision": p1, "recall": 1.0, "f1": 0.8, "support": 4}}}
 
-    per_class = per_class_scores(("not sarcastic", "sarcastic"), [run(0.2, 0.6), run(0.4, 0.8)], n_seeds=2)
+    per_class = per_class_scores(("not sarcastic", "sarcastic"), [run(0.2, 0.6), run(0.4, 0.8)], [None, None])
     assert per_class["sarcastic"]["precision"]["mean"] == 0.7
     assert per_class["sarcastic"]["support"] == 4  # per seed, not summed over the runs
     result = result_with([0.60], [])

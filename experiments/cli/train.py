@@ -22,7 +22,7 @@ from experiments.reports.evaluations import evaluation_summary, summary_lines
 from experiments.runs.metrics import main_metric
 from experiments.runs.protocol import changed_fields
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import run_dir, writable_folder
+from experiments.runs.store import FAILED, run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.errors import IsarcasmError
@@ -56,10 +56,21 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
                         model, seed)
     result = train_run(RunSpec(corpus, model, seed, config, preprocess=preprocess), dataset, RunPlace(directory),
                        data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
+    if result.failure:
+        raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
+                        f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "
+                        "--force trains it again)")
     test = result.metrics["test"]
     state = "already finished, reused" if result.skipped else f"trained in {result.metrics['train_seconds']:.0f} s"
     click.echo(f"run: {result.directory} ({state}; selected epoch {result.metrics['selected_epoch']})")
     click.echo(_summary(test))
+
+
+class RunFailed(click.ClickException):
+    """A run whose training diverged: one line and exit code 3 (1 is a user error, 2 a usage error),
+    so a script never takes it for a result."""
+
+    exit_code = 3
 
 
 def _summary(test: dict) -> str:

@@ -2,6 +2,8 @@
 and its paired tests against each classic model, with Holm-corrected p-values."""
 from __future__ import annotations
 
+from experiments.reports.format import failed_section
+
 
 def _p(value: float | None) -> str:
     if value is None:
@@ -50,6 +52,7 @@ def benchmark_summary(result: dict) -> list[str]:
                      f"{candidate['std']:.3f} | {cell['rank']} / {cell['of']} | {best_text} | "
                      f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
     lines += _significance(result)
+    lines += failed_section(result.get("failed_runs", []))
     if result["missing"]:
         lines += ["", "## Classic runs not found (not ranked where absent)", ""]
         for entry in result["missing"]:

@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from experiments.reports.format import duration
+from experiments.reports.format import duration, failed_section
 
 #: The metrics of the matrix and their names in the report.
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
@@ -55,6 +55,7 @@ def cross_markdown(result: dict) -> str:
                   "sarcastic, which rises with the column's sarcastic share (" +
                   ", ".join(f"{c} {floors[c]['sarcastic_share']:.0%}" for c in corpora if c in floors) + ")."]
     lines += _summary(result)
+    lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
     for model in result["models"]:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)

@@ -8,3 +8,12 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {secs:02d} s"
 
 
+
+
+def failed_section(failed: list[dict]) -> list[str]:
+    """The runs of a study that failed (training diverged: ``model``, ``cell``, ``seed``, ``reason``
+    each), which no mean includes; nothing when none failed."""
+    if not failed:
+        return []
+    return ["", f"## Failed runs ({len(failed)}; training diverged, never averaged in)", "",
+            *(f"- {f['model']} on {f['cell']}, seed {f['seed']}: {f['reason']}" for f in failed)]

@@ -30,6 +30,19 @@ def shown_metrics(cell: dict, extra: list[str] = ()) -> list[str]:
     return [m for m in dict.fromkeys(wanted) if m in cell["metrics"]]
 
 
+def failure_note(cell: dict) -> str:
+    """"2 of 5 seeds failed: <why>" for a cell with failed runs (training diverged), else ""; its
+    numbers are the means over the finished runs only."""
+    failed = cell.get("failed_runs", [])
+    if not failed:
+        return ""
+    done = len(next(iter(cell["metrics"].values()), {}).get("values", []))
+    reasons = list(dict.fromkeys(f["reason"] for f in failed))
+    what = "runs" if cell.get("folds") else "seeds"
+    return (f"{len(failed)} of {len(failed) + done} {what} failed: {'; '.join(reasons[:2])}"
+            + (f"; and {len(reasons) - 2} other reason(s)" if len(reasons) > 2 else ""))
+
+
 def markdown_report(result: dict) -> str:
     seeds = result["seeds"]
     lines = [
@@ -44,6 +57,9 @@ def markdown_report(result: dict) -> str:
     ]
     flagged = []
     for cell in result["cells"]:
+        failed = failure_note(cell)
+        if failed and not cell["metrics"]:
+            lines.append(f"| {cell['corpus']} | {cell['model']} | — | | | {failed}; no mean | | |")
         for metric in shown_metrics(cell, result.get("shown_metrics", [])):
             stats = cell["metrics"][metric]
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
@@ -57,7 +73,8 @@ def markdown_report(result: dict) -> str:
             corpus = cell["corpus"] + (f" ({cell['folds']} folds)" if cell.get("folds") else "")
             lines.append(
                 f"| {corpus} | {cell['model']} | {metric} | {_fmt(published)} | {_fmt(impl)} | "
-                f"{ours:.3f}{spread} | {_fmt(None if published is None else ours - published, True)} | "
+                f"{ours:.3f}{spread}{f' ({failed}; mean of the others)' if failed else ''} | "
+                f"{_fmt(None if published is None else ours - published, True)} | "
                 f"{_fmt(delta_impl, True)}{mark} |"
             )
     tuned = [c for c in result["cells"] if "tuned_threshold_variant" in c]

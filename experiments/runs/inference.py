@@ -14,9 +14,10 @@ import numpy as np
 
 from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
-from experiments.runs.metrics import predict_labels, score
+from experiments.runs.metrics import predict_labels, require_finite, score
 from experiments.runs.store import (
     CONFIG,
+    FAILED,
     METRICS,
     MODEL,
     evaluation_paths,
@@ -65,15 +66,18 @@ class TrainedRun:
         ``by_length`` predicts length-sorted batches cut to their longest text
         (:func:`baselines.batching.predict_by_length`): about 3 times faster on tweets, with
         probabilities that may differ from the full-length batches' in the last bit (1e-7).
-        Evaluations, whose numbers are reported, keep the full-length batches.
+        Evaluations, whose numbers are reported, keep the full-length batches.  Non-finite
+        probabilities (a plugin's NaN output) are refused in one line, never scored or printed.
         """
         from baselines import main_output  # loads TensorFlow: only when a model is needed
         from baselines.batching import predict_by_length  # the same: only when a model is needed
 
         inputs = self.inputs.build(texts, contexts)
         if by_length:
-            return main_output(predict_by_length(self.model, inputs, batch_size=256))
-        return main_output(self.model.predict(inputs, batch_size=256, verbose=0))
+            probabilities = main_output(predict_by_length(self.model, inputs, batch_size=256))
+        else:
+            probabilities = main_output(self.model.predict(inputs, batch_size=256, verbose=0))
+        return require_finite(probabilities, f"probabilities from the model of {self.directory}")
 
 
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
@@ -84,7 +88,8 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     if not (directory / METRICS).is_file():
-        raise IsarcasmError(f"{directory} is not a finished run (no {METRICS}); train one with `isarcasm train`")
+        why = "its training failed, see failed.json" if (directory / FAILED).is_file() else f"no {METRICS}"
+        raise IsarcasmError(f"{directory} is not a finished run ({why}); train one with `isarcasm train`")
     if recorded_hash(directory) is None:
         raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
                             "experiment or `isarcasm train` to train it again")

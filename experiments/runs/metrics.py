@@ -15,9 +15,27 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
+from preprocessing.errors import IsarcasmError
+
 # The metric names a table cell may compare against.
 METRICS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "f1_weighted", "f1_micro",
            "precision_weighted", "recall_weighted", "accuracy", "balanced_accuracy")
+
+
+class NonFinite(IsarcasmError):
+    """A loss, weights or probabilities that are NaN or infinite: what a diverged run (too high a
+    learning rate, NaN word vectors, a broken plugin) produces.  Scored, NaN probabilities become
+    a plausible-looking F1 (every arg-max is class 0), so they are refused instead; a run that
+    meets one during training is stored as failed (see :func:`experiments.runs.training.train_run`)."""
+
+
+def require_finite(values, what: str) -> np.ndarray:
+    """``values`` as an array when every one is finite; else :class:`NonFinite` naming ``what``."""
+    values = np.asarray(values)
+    if not np.isfinite(values).all():
+        bad = values[~np.isfinite(values)].ravel()[0]
+        raise NonFinite(f"non-finite {what} ({bad})")
+    return values
 
 
 def predict_labels(probabilities: np.ndarray, threshold: float = 0.5) -> np.ndarray:
@@ -79,9 +97,10 @@ def multilabel_metrics(gold, predicted) -> dict:
 def score(targets: np.ndarray, probabilities: np.ndarray, threshold: float, multi_label: bool) -> dict:
     """Metrics of a prediction set from its gold ``targets`` (one-hot, or multi-hot for multi-label).
 
-    Multi-label: every label whose probability reaches ``threshold`` is predicted.
+    Multi-label: every label whose probability reaches ``threshold`` is predicted.  Non-finite
+    probabilities are refused (:class:`NonFinite`), never scored.
     """
-    targets, probabilities = np.asarray(targets), np.asarray(probabilities)
+    targets, probabilities = np.asarray(targets), require_finite(probabilities, "probabilities")
     if multi_label:
         return multilabel_metrics(targets.astype(int), (probabilities >= threshold).astype(int))
     return classification_metrics(targets.argmax(axis=1), predict_labels(probabilities, threshold), targets.shape[1])

@@ -91,7 +91,8 @@ def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Exec
     """Train every task under one progress bar; return their results in task order.
 
     ``on_done(index, result)`` is called as each run finishes (in the order they finish), e.g. to
-    print a cell's summary once its last run is in.
+    print a cell's summary once its last run is in.  A failed run (:attr:`RunResult.failure`) is
+    one of the results, and the sweep goes on past it; one line at the end says how many failed.
     """
     results: dict[int, RunResult] = {}
     progress = tqdm(total=len(tasks), desc=description, unit="run", dynamic_ncols=True, disable=not tasks)
@@ -107,6 +108,11 @@ def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Exec
         executor.run(tasks, datasets, finished)
     finally:
         progress.close()
+    failed = [results[index] for index in range(len(tasks)) if results[index].failure]
+    if failed:  # an outcome, not a crash: the sweep went on; its report lists them and averages the others
+        logging.getLogger(__name__).warning(
+            f"{len(failed)} of {len(tasks)} runs failed (their training diverged; not averaged in): "
+            f"{failed[0].directory}: {failed[0].failure}{' and others' if len(failed) > 1 else ''}")
     return [results[index] for index in range(len(tasks))]
 
 

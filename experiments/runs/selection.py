@@ -11,6 +11,7 @@ import keras
 import numpy as np
 
 from baselines.common import main_output
+from experiments.runs.metrics import NonFinite, require_finite
 from experiments.runs.trajectory import Trajectory, choose
 
 
@@ -37,6 +38,31 @@ def selection_metric(num_classes: int, multi_label: bool = False, macro: bool = 
     if num_classes == 2 and not macro:
         return ClassF1(class_index=1, name="f1")
     return keras.metrics.F1Score(average="macro", threshold=None, name="f1")
+
+
+#: A loss above this means the weights diverged: Keras clips probabilities to [1e-7, 1 - 1e-7], so
+#: cross-entropy is at most -ln(1e-7) = 16.1 per text and head (times its class weight); only
+#: exploded weights (through a layer's weight penalty) reach 1e6.  With --lr 1e30 on iSarcasm the
+#: LSTM's loss stays finite at ~1e31 while it predicts one class: a run that learned nothing.
+DIVERGED_LOSS = 1e6
+
+
+class StopOnNonFinite(keras.callbacks.Callback):
+    """Stops training at the end of the first epoch whose losses or weights are not finite, or whose
+    loss shows diverged weights (:data:`DIVERGED_LOSS`), by raising :class:`NonFinite` (the run is
+    then stored as failed).  Keras' TerminateOnNaN only stops quietly, and what it leaves would be
+    scored: NaN probabilities give a plausible F1.  Listed first among the callbacks, so no other
+    one sees the epoch."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        for name, value in (logs or {}).items():
+            if name.endswith("loss") and not np.isfinite(value):
+                raise NonFinite(f"non-finite {name.replace('_', ' ')} ({value}) in epoch {epoch + 1}")
+            if name.endswith("loss") and value > DIVERGED_LOSS:
+                raise NonFinite(f"diverged: {name.replace('_', ' ')} {value:.3g} in epoch {epoch + 1}, above any "
+                                f"cross-entropy ({DIVERGED_LOSS:.0e}); lower --lr")
+        if not all(np.isfinite(w).all() for w in self.model.get_weights()):
+            raise NonFinite(f"non-finite weights after epoch {epoch + 1}")
 
 
 class KeepBestEpoch(keras.callbacks.Callback):
@@ -72,7 +98,8 @@ class EpochRecorder(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         for split, values in self.probabilities.items():
-            values.append(np.asarray(main_output(self.model.predict(self.inputs[split], batch_size=256, verbose=0))))
+            predicted = main_output(self.model.predict(self.inputs[split], batch_size=256, verbose=0))
+            values.append(require_finite(predicted, f"{split} probabilities in epoch {epoch + 1}"))
         for rule in self.keep:
             chosen = choose(rule, np.stack(self.probabilities["validation"]), self.gold["validation"],
                             self.threshold, self.macro)

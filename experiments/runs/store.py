@@ -3,7 +3,9 @@
 Layout: ``<root>/<experiment>/<corpus>/<model>/[fold-K/]seed-<n>/`` holding the
 files named below (and the preprocessor's).  A run is finished when its
 metrics.json exists; it is written last, so a crash never leaves a half-run
-that looks finished.  Every other module reads and writes run files through
+that looks finished.  A run whose training diverged (non-finite loss, weights or
+probabilities) is failed: its folder holds failed.json (why, and its configuration
+hash) and no metrics.json, so it is never read as a result.  Every other module reads and writes run files through
 the names and functions here, so the format is defined in one place.
 """
 from __future__ import annotations
@@ -45,6 +47,7 @@ PREDICTIONS = "predictions.tsv"
 HISTORY = "history.csv"       # one row per epoch
 EPOCHS = "epochs.npz"          # per-epoch validation and test probabilities (experiments/runs/trajectory.py)
 MODEL = "model.keras"
+FAILED = "failed.json"        # a failed run's only file: its configuration hash and why it failed
 INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
 #: The name ``INPUTS`` had before; runs written then are still read.
 LEGACY_INPUTS = "lexicon_scaling.json"
@@ -155,6 +158,18 @@ def recorded_hash(directory: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def recorded_failure(directory: Path, config_hash: str) -> str | None:
+    """Why the run of this configuration in ``directory`` failed; None when it has not failed
+    (no failed.json, an unreadable one, or one of another configuration)."""
+    try:
+        recorded = json.loads((directory / FAILED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(recorded, dict) or recorded.get("config_hash") != config_hash:
+        return None
+    return str(recorded.get("failed", "unknown reason"))
+
+
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
     a readable metrics.json (written last) and the model it describes."""
@@ -234,6 +249,11 @@ def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
     """The first of ``places`` holding a finished run of this configuration: the one check of
     "is this run done?" that training, cross-eval and the benchmark share."""
     return next((place for place in places if is_finished(place, config_hash)), None)
+
+
+def find_failed(places: Iterable[Path], config_hash: str) -> Path | None:
+    """The first of ``places`` holding a failed run of this configuration (see :func:`recorded_failure`)."""
+    return next((place for place in places if recorded_failure(place, config_hash) is not None), None)
 
 
 def read_config(directory: Path) -> dict:

@@ -19,21 +19,24 @@ from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.inputs import FitTexts, ModelInputs
-from experiments.runs.metrics import best_threshold, score
+from experiments.runs.metrics import NonFinite, best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
     EPOCHS,
+    FAILED,
     HISTORY,
     METRICS,
     MODEL,
     PREDICTIONS,
     RunFiles,
     RunWriter,
+    find_failed,
     find_finished,
     history_csv,
     predictions_tsv,
+    read_json,
     read_metrics,
     run_claim,
     weights_file,
@@ -50,9 +53,17 @@ from preprocessing.records import Dataset, Record
 
 @dataclass
 class RunResult:
+    """A run's folder and its metrics.json; for a failed run, its failed.json (see :attr:`failure`)."""
+
     directory: Path
     metrics: dict
     skipped: bool = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed (its training diverged); None for a finished run.  A failed run is an
+        outcome to report, never a result to average."""
+        return self.metrics.get("failed")
 
 
 @dataclass(frozen=True)
@@ -196,7 +207,11 @@ def train_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
     """Train ``run`` on ``dataset`` (its corpus, loaded) and write it to ``place.directory``.
 
     A finished run with the same configuration is reused (resume), in ``place.directory`` or else
-    in one of ``place.twins``; ``options.force`` retrains it in ``place.directory``.
+    in one of ``place.twins``; ``options.force`` retrains it in ``place.directory``.  So is a failed
+    one: a run whose loss, weights or probabilities became non-finite is stored with failed.json
+    instead of metrics.json and returned with its :attr:`RunResult.failure`; running it again
+    reports the same failure without training (same seed, same numbers) until ``options.force``
+    trains it again.
     """
     plan = _plan(run, dataset, data_dir)
     if not options.force:
@@ -228,9 +243,13 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
 
 
 def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
-    """The finished run of this configuration in ``place``'s folder or else in one of its twins."""
+    """The finished run of this configuration in ``place``'s folder or else in one of its twins;
+    else its failed run there (an outcome too: see :func:`train_run`)."""
     found = find_finished(place.all, config_hash)
-    return RunResult(found, read_metrics(found), skipped=True) if found else None
+    if found:
+        return RunResult(found, read_metrics(found), skipped=True)
+    failed = find_failed(place.all, config_hash)
+    return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
 
 
 def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources | None = None) -> "_Plan":
@@ -239,6 +258,7 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
 
     spec, train = MODELS.get(run.model), run.train
     splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+    check_classes(dataset, splits)
     checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
     config = run_config(run, dataset, splits, checksums)
     changed = modified_files(dataset.name, config["data_sha256"])
@@ -250,16 +270,38 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
                  provenance.config_hash(config), resources)
 
 
+def check_classes(dataset: Dataset, splits: Splits) -> None:
+    """Refuse, before training, splits no model can learn or be selected on: a training split with
+    fewer than two classes (or label sets) teaches nothing, and a validation split without the
+    sarcastic class makes its F1 0 at every epoch, so selection would choose nothing."""
+    seen = {frozenset(dataset.labels_of(r)) for r in splits.train}
+    if len(seen) < 2:
+        raise IsarcasmError(f"corpus '{dataset.name}': the training split ({len(splits.train)} texts) has "
+                            f"{'no class' if not seen else 'one class only'}; a model learns nothing from it "
+                            "(check the corpus' labels, --max-train or --validation-fraction)")
+    if dataset.is_binary and not any(1 in dataset.labels_of(r) for r in splits.validation):
+        raise IsarcasmError(f"corpus '{dataset.name}': the validation split ({len(splits.validation)} texts) has "
+                            f"no '{dataset.label_names[1]}' text, so no epoch can be selected on it "
+                            "(check the corpus' labels or --validation-fraction)")
+
+
 def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
-    """Train the planned run into ``writer``'s staging folder; its metrics (the writer is aborted on failure)."""
+    """Train the planned run into ``writer``'s staging folder; its metrics, or the failure record
+    when training met a non-finite loss, weights or probabilities (the writer is aborted on an error)."""
     try:
         started = time.time()
         set_determinism(plan.seed)
         data = _inputs(plan)
         built = _compile(plan, data, options.verbose)
-        fitted = _fit_and_select(plan, built.network, data, options.verbose,
-                                 writer.tensorboard_dir() if options.tensorboard else None)
-        return _write(plan, writer, data, built, fitted, started)
+        try:
+            fitted = _fit_and_select(plan, built.network, data, options.verbose,
+                                     writer.tensorboard_dir() if options.tensorboard else None)
+            return _write(plan, writer, data, built, fitted, started)
+        except NonFinite as exc:
+            failure = {"config_hash": plan.config_hash, "corpus": plan.dataset.name, "model": plan.spec.name,
+                       "seed": plan.seed, "failed": str(exc), "train_seconds": round(time.time() - started, 1)}
+            write_json(writer.path(FAILED), failure)
+            return failure
     except BaseException:
         writer.abort()
         raise
@@ -381,7 +423,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
 
     from baselines.batching import ClassRatioBatches, LengthBuckets
     from baselines.config import MAIN_OUTPUT
-    from experiments.runs.selection import EpochRecorder, KeepBestEpoch
+    from experiments.runs.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite
 
     train = plan.train
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
@@ -390,7 +432,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                              {name: data.y[name] for name in ("validation", "test")},
                              keep=("grid",) if binary else (), threshold=train.threshold,
                              macro=train.select_on == "macro-f1")
-    callbacks = [keeper, recorder]
+    callbacks = [StopOnNonFinite(), keeper, recorder]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     num_classes = data.y["train"].shape[1]

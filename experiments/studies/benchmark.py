@@ -72,12 +72,13 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
     for name in against or ():
         MODELS.get(name)
     started = time.time()
-    cells, missing = [], []
+    cells, missing, failed = [], [], []
     for experiment in experiments:
-        found, absent = (_cross(model, against, seeds, settings, corpora) if experiment == CROSS else
-                         _table(experiment, model, against, seeds, settings, corpora))
+        found, absent, diverged = (_cross(model, against, seeds, settings, corpora) if experiment == CROSS else
+                                   _table(experiment, model, against, seeds, settings, corpora))
         cells += found
         missing += _commands(experiment, absent, seeds, command)
+        failed += diverged
     result = {
         "experiment": f"benchmark-{model}",
         "kind": "benchmark",
@@ -89,6 +90,7 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
         "train": asdict(settings.train),
         "cells": with_holm([summarise(cell, model, method, n_resamples) for cell in cells]),
         "missing": missing,
+        "failed_runs": failed,
         "wall_seconds": round(time.time() - started, 1),
         **provenance.record(),
         "run_origins": provenance.run_origins(s.run for cell in cells
@@ -99,14 +101,16 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
 
 
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
-           corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
-    """The model in every corpus of a table experiment, beside the classic runs stored for that experiment."""
+           corpora: list[str] | None) -> tuple[list[BenchCell], list[dict], list[dict]]:
+    """The model in every corpus of a table experiment, beside the classic runs stored for that
+    experiment; the classic runs not found; the model's runs that failed (a cell whose runs all
+    failed is left out)."""
 
     experiment = load_experiment(name)
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
     corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
     if not corpus_names:
-        return [], []
+        return [], [], []
     unpaired = sorted({c.corpus for c in wanted if c.folds or settings.dataset(c.corpus).multi_label})
     if unpaired:
         raise IsarcasmError(f"benchmark pairs runs on one test split per seed; in '{name}', "
@@ -116,9 +120,13 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                      tuple(Cell(corpus, model) for corpus in corpus_names), experiment.train, experiment.metrics)
     # The model's own aggregate (its table rows) is kept apart from the reproduction's results file.
     result = run_experiment(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
-    cells, absent = [], []
+    cells, absent, failed = [], [], []
     for corpus, summary in zip(corpus_names, result["cells"]):
+        failed += [{"model": model, "cell": f"{name} {summary['corpus']}", "seed": f["seed"], "reason": f["reason"]}
+                   for f in summary["failed_runs"]]
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]
+        if not candidate:
+            continue
         classics = {}
         for classic in dict.fromkeys(c.model for c in wanted if c.corpus == corpus):
             if classic == model or (against and classic not in against):
@@ -131,7 +139,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
         cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics))
-    return cells, absent
+    return cells, absent, failed
 
 
 def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, seed: int) -> Path | None:
@@ -141,10 +149,13 @@ def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, 
 
 
 def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Settings,
-           corpora: list[str] | None) -> tuple[list[BenchCell], list[dict]]:
-    """The model's cross-dataset matrix beside the classic models' existing cross-dataset runs."""
+           corpora: list[str] | None) -> tuple[list[BenchCell], list[dict], list[dict]]:
+    """The model's cross-dataset matrix beside the classic models' existing cross-dataset runs; the
+    classic runs not found; the model's runs that failed."""
     corpora = list(corpora or CORPORA)
-    candidate, _ = cross_cells([model], corpora, seeds, settings)
+    candidate, unfinished = cross_cells([model], corpora, seeds, settings)
+    failed = [{"model": model, "cell": f"{CROSS}, trained on {m['train_corpus']}", "seed": seed, "reason": reason}
+              for m in unfinished for seed, reason in m["failed"].items()]
     classics = [m for m in classic_models(model) if not against or m in against]
     # --force retrains the benchmarked model only; the classic runs are only ever read.
     found, missing = cross_cells(classics, corpora, seeds, replace(settings, force=False), train_missing=False)
@@ -158,7 +169,7 @@ def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Se
                                others))
     absent = [{"cell": f"trained on {m['train_corpus']}", "corpus": m["corpus"], "model": m["model"], "seed": seed}
               for m in missing for seed in m["seeds"]]
-    return cells, absent
+    return cells, absent, failed
 
 
 def _commands(experiment: str, absent: list[dict], seeds: list[int], command: tuple[str, str]) -> list[dict]:

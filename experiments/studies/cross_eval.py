@@ -41,6 +41,7 @@ from experiments.runs.store import (
     read_predictions,
 )
 from experiments.runs.spec import RunSpec
+from experiments.runs.training import RunResult
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
@@ -81,9 +82,11 @@ class CrossCell:
 
 
 def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], settings: Settings,
-                  train_missing: bool = True) -> dict[tuple[str, str, int], Path]:
+                  train_missing: bool = True) -> tuple[dict[tuple[str, str, int], Path], dict[tuple[str, str, int],
+                                                                                         RunResult]]:
     """The finished run of every (model, training corpus, seed): reused where one exists, else
-    trained under ``cross`` through the scheduler (all at once, ``settings.jobs`` at a time).
+    trained under ``cross`` through the scheduler (all at once, ``settings.jobs`` at a time); and,
+    apart, the runs that failed (training diverged), which are never evaluated.
 
     With ``train_missing=False`` missing runs are left out instead of trained.
     """
@@ -100,8 +103,8 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
                     tasks.append(settings.task(settings.experiment(NAME), spec))
     results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor(),
                         f"{settings.experiment(NAME)}: training")
-    found.update((key, result.directory) for key, result in zip(keys, results))
-    return found
+    found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
+    return found, {key: result for key, result in zip(keys, results) if result.failure}
 
 
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
@@ -129,7 +132,8 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
 
 def cross_cells(models: list[str], corpora: list[str], seeds: list[int], settings: Settings,
                 train_missing: bool = True) -> tuple[list[CrossCell], list[dict]]:
-    """Every (model, train corpus, test corpus) cell, and the runs that are missing (when not trained)."""
+    """Every (model, train corpus, test corpus) cell, and the runs that are missing: not trained, or
+    failed (their ``failed``: seed -> why; a failed run is never evaluated nor averaged in)."""
     models = settings.trainable(models)  # an unknown name fails before anything is trained
     datasets = [settings.dataset(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
@@ -140,7 +144,7 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     if not trainable:
         raise IsarcasmError("cross-dataset evaluation needs at least one corpus with a training split; "
                             + ", ".join(corpus_label(d.name) for d in datasets) + " have only a test split")
-    runs = training_runs(models, trainable, seeds, settings, train_missing)
+    runs, failed = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
     progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True)
     for model in models:
@@ -156,7 +160,8 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
                     progress.update()
             if absent:
                 missing.append({"model": model, "train_corpus": corpus_label(train.name), "corpus": train.name,
-                                "seeds": absent})
+                                "seeds": absent, "failed": {seed: failed[model, train.name, seed].failure
+                                                            for seed in absent if (model, train.name, seed) in failed}})
             cells += [CrossCell(model, corpus_label(train.name), corpus_label(test.name), scored)
                       for test, scored in zip(datasets, per_test) if scored]
     progress.close()
@@ -172,7 +177,7 @@ def can_train(dataset: Dataset) -> bool:
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
-    cells, _ = cross_cells(models, corpora, seeds, settings)
+    cells, missing = cross_cells(models, corpora, seeds, settings)
     floors = {corpus_label(name): all_sarcastic(settings.dataset(name)) for name in corpora}
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
@@ -194,6 +199,8 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
                    "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}
                   for c in cells],
         "all_sarcastic": floors,
+        "failed_runs": [{"model": m["model"], "train_corpus": m["train_corpus"], "seed": seed, "reason": reason}
+                        for m in missing for seed, reason in m["failed"].items()],
     }
     save_result(result, settings.results_root)
     return result

@@ -15,6 +15,7 @@ from tqdm import tqdm
 
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
+from experiments.reports.table import failure_note
 from experiments.runs import provenance
 from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, summary_stats
 from experiments.runs.protocol import TrainConfig
@@ -62,9 +63,9 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = _summarise(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
+            summaries[cell.key] = summarise_cell(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
                                              [tasks[i] for i in mine], seeds, train)
-            tqdm.write(_one_line(summaries[cell.key]))
+            tqdm.write(cell_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
     run_tasks(tasks, datasets, settings.executor(), runs_name, finished)
@@ -87,21 +88,30 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
     return result
 
 
-def _summarise(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
-    """A cell's aggregate over its runs, with the operating point (binary) or per-class F1.  A rule
-    the runs were not trained with (tuned, grid) is applied to their per-epoch record."""
+def summarise_cell(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:
+    """A cell's aggregate over its finished runs, with the operating point (binary) or per-class F1.
+    A rule the runs were not trained with (tuned, grid) is applied to their per-epoch record.
+    Failed runs (training diverged) are listed in ``failed_runs`` and never averaged in."""
+    failed = [{"seed": task.spec.seed, "fold": task.spec.fold, "run": str(r.directory), "reason": r.failure}
+              for r, task in zip(runs, tasks) if r.failure]
+    tasks = [task for r, task in zip(runs, tasks) if not r.failure]
+    runs = [r for r in runs if not r.failure]
     from_record = train.selection != train.trained().selection
     under = [run_under(r.directory, train.selection) for r in runs] if from_record else []
     metrics = [m for m, _ in under] if from_record else [r.metrics for r in runs]
     summary = aggregate(cell, metrics, [str(r.directory) for r in runs], seeds)
     summary["run_ids"] = [{"seed": task.spec.seed, "fold": task.spec.fold} for task in tasks]  # beside "runs", in order
     summary["reused_runs"] = sum(r.skipped for r in runs)
+    summary["failed_runs"] = failed
     if cell.folds:
         summary["folds"] = len(dataset.folds)  # every metric's values: each fold x each seed
+    if not runs:
+        return summary
     if dataset.is_binary:
         summary["operating_point"] = (operating_point_of([p for _, p in under], summary["thresholds"]) if from_record
                                       else operating_point([r.directory for r in runs], train.threshold))
-    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], len(seeds))
+    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics],
+                                            [task.spec.fold for task in tasks])
     return summary
 
 
@@ -124,7 +134,7 @@ def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: li
         "seeds": seeds,
         "runs": directories,
         "references": [vars(r) for r in cell.references],
-        "metrics": {k: summary_stats([t[k] for t in test]) for k in METRICS if k in test[0]},
+        "metrics": {k: summary_stats([t[k] for t in test]) for k in METRICS if k in test[0]} if test else {},
         "selected_epochs": [m.get("selected_epoch") for m in metrics if "selected_epoch" in m],
         "thresholds": [m.get("threshold") for m in metrics if "threshold" in m],
         "train_seconds": [m.get("train_seconds", 0.0) for m in metrics],
@@ -138,21 +148,26 @@ def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: li
     return summary
 
 
-def per_class_scores(label_names: tuple[str, ...], tests: list[dict], n_seeds: int) -> dict:
+def per_class_scores(label_names: tuple[str, ...], tests: list[dict], folds: list[int | None]) -> dict:
     """Each class's (or label's) test precision, recall and F1 over the runs, with its support in the
-    test data they cover (the test split, or all folds' test parts together).  KoCoSa's paper reports
-    per-class precision and recall; the multi-class tasks need them to show which types are learnt."""
+    test data they cover (the test split, or the test parts of the folds they ran on: ``folds`` is
+    each run's).  KoCoSa's paper reports per-class precision and recall; the multi-class tasks need
+    them to show which types are learnt."""
+    one_per_fold = list({fold: test for fold, test in zip(folds, tests)}.values())  # seeds share a fold's test
     return {name: {**{score: summary_stats([t["per_class"][str(k)][score] for t in tests])
                       for score in ("precision", "recall", "f1")},
-                   "support": sum(t["per_class"][str(k)]["support"] for t in tests) // n_seeds}
+                   "support": sum(t["per_class"][str(k)]["support"] for t in one_per_fold)}
             for k, name in enumerate(label_names)}
 
 
-def _one_line(cell: dict) -> str:
+def cell_line(cell: dict) -> str:
+    failed = failure_note(cell)
+    if not cell["metrics"]:
+        return f"{cell['corpus']}/{cell['model']}: {failed}; nothing to average"
     metric = main_metric(cell["metrics"])
     f1, label = cell["metrics"][metric], METRIC_NAMES[metric]
     reused = f", {cell['reused_runs']} reused" if cell["reused_runs"] else ""
-    runs = f"{cell['folds']} folds x {len(cell['seeds'])} seed(s)" if cell.get("folds") else \
-        f"{len(f1['values'])} seed(s)"
+    runs = f"{len(f1['values'])} run(s) of {cell['folds']} folds x {len(cell['seeds'])} seed(s)" \
+        if cell.get("folds") else f"{len(f1['values'])} seed(s)"
     return (f"{cell['corpus']}/{cell['model']}: {label} {f1['mean']:.3f} ± {f1['std']:.3f} "
-            f"over {runs}{reused}, {sum(cell['train_seconds']):.0f} s")
+            f"over {runs}{reused}, {sum(cell['train_seconds']):.0f} s" + (f" ({failed})" if failed else ""))

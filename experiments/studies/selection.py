@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from experiments.reports.operating_point import operating_point_of
+from experiments.reports.table import run_ids
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import check_rule, run_under
 from experiments.studies.experiment import Cell, Reference
@@ -50,5 +51,5 @@ def _rescored(cell: dict, rule: str) -> dict:
         summary["operating_point"] = operating_point_of([p for _, p in under], summary["thresholds"])
     if cell.get("per_class"):
         summary["per_class"] = per_class_scores(tuple(cell["per_class"]), [m["test"] for m in metrics],
-                                                len(cell["seeds"]))
+                                                [fold for _, fold in run_ids(cell)])
     return summary

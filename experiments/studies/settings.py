@@ -95,9 +95,10 @@ class Settings:
                        RunOptions(force=self.force, tensorboard=self.tensorboard))
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
-        """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's."""
+        """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
+        (a failed run is no finished run: training it again reports its failure)."""
         found = finished_run(run, self.dataset(run.corpus), self.store.place(experiment, run), self.data_dir)
-        return found.directory if found else None
+        return found.directory if found and not found.failure else None
 
     def executor(self) -> Executor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
