@@ -19,7 +19,7 @@ $(BIN)/python:
 install: $(BIN)/python
 	$(PIP) -e .
 
-# `--executor ray` (see README "Running on a cluster").
+# `--executor ray` (see docs/cluster.md).
 install-ray: $(BIN)/python
 	$(PIP) -e '.[ray]'
 
