@@ -1,0 +1,107 @@
+"""Entrants in studies: the reference rows of a reproduction, and an entrant's benchmark cells.
+
+Every run of an entrant (:mod:`experiments.runs.entrants`) is settled first, for every cell and seed,
+and only then scored and written: a refused input (a predictions file with a wrong id, a corpus
+an entrant cannot score) stops the study with one line before anything is written.  The runs
+go to the same folders as the trained runs of the experiment (``<runs>/<experiment>/<corpus>/<name>/
+seed-N``), and finished ones are reused wherever they are in the store.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+
+from experiments.reports.kinds import save_result
+from experiments.reports.operating_point import operating_point
+from experiments.runs import provenance
+from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
+from experiments.runs.store import run_dir, twin_runs
+from experiments.studies.experiment import Cell, Experiment
+from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
+from experiments.studies.settings import Settings
+
+log = logging.getLogger("isarcasm")
+
+#: The note of every reference row.
+NOT_FROM_THE_PAPER = "reference row, not from the paper"
+
+
+def plan_cells(cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, int, int | None, Plan]]:
+    """Every run of the cells (each a (corpus, entrant) pair), settled: (cell, seed, fold, plan)."""
+    plans = []
+    for cell in cells:
+        dataset = settings.dataset(cell.corpus)
+        for seed, fold in cell_runs(cell, dataset, seeds):
+            plans.append((cell, seed, fold, plan_run(cell.model, dataset, seed, settings.train, settings.data_dir,
+                                                     fold)))
+    return plans
+
+
+def entrant_cells(cells: list[Cell], seeds: list[int], settings: Settings, runs_name: str) -> list[dict]:
+    """Score (or reuse) every run of the cells under experiment ``runs_name``; one summary per cell,
+    in the shape of a reproduction's cells."""
+    plans = plan_cells(cells, seeds, settings)  # all of them first: a refused input writes nothing
+    runs: dict[str, list] = {}
+    for cell, seed, fold, plan in plans:
+        directory = run_dir(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold)
+        twins = tuple(twin_runs(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold))
+        runs.setdefault(cell.key, []).append((seed, fold, score_run(plan, directory, settings.force, twins)))
+    return [_summary(cell, runs[cell.key], seeds, settings) for cell in cells]
+
+
+def _summary(cell: Cell, runs: list, seeds: list[int], settings: Settings) -> dict:
+    dataset = settings.dataset(cell.corpus)
+    metrics = [run.metrics for _, _, run in runs]
+    summary = aggregate(cell, metrics, [str(run.directory) for _, _, run in runs], seeds)
+    summary["run_ids"] = [{"seed": seed, "fold": fold} for seed, fold, _ in runs]
+    summary["reused_runs"] = sum(run.skipped for _, _, run in runs)
+    summary["entrant"] = {"kind": ENTRANTS.get(cell.model).kind, "description": ENTRANTS.get(cell.model).description}
+    if cell.folds:
+        summary["folds"] = len(dataset.folds)
+    if dataset.is_binary:
+        summary["operating_point"] = operating_point([run.directory for _, _, run in runs], settings.train.threshold)
+    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], len(seeds))
+    return summary
+
+
+def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
+                   names: tuple[str, ...] = REFERENCES) -> list[dict]:
+    """The reference rows (``reproduce --references``) of every corpus of the experiment's model
+    cells, stored with its runs: one cell per (corpus, reference) that the corpus can have (labelling
+    everything sarcastic is for binary corpora; no reference scores several labels per text)."""
+    cells = []
+    for corpus in dict.fromkeys(c.corpus for c in experiment.cells if not c.is_human):
+        dataset = settings.dataset(corpus)
+        if dataset.multi_label:
+            log.warning(f"no reference rows for {corpus}: it gives several labels per text")
+            continue
+        folds = any(c.folds for c in experiment.cells if c.corpus == corpus)
+        cells += [Cell(corpus, name, note=NOT_FROM_THE_PAPER, folds=folds) for name in names
+                  if dataset.is_binary or not ENTRANTS.get(name).binary_only]
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
+    return entrant_cells(cells, seeds, settings, runs_name)
+
+
+def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
+    """:func:`~experiments.studies.reproduce.run_experiment` for an experiment whose cells are
+    entrants: score (or reuse) every cell for every seed; return (and save) the aggregate."""
+    started = time.time()
+    name = settings.experiment(experiment.name, experiment.protocol())
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
+    cells = entrant_cells([c for c in experiment.cells if not c.is_human], seeds, settings, runs_name)
+    result = {
+        "experiment": name,
+        "title": experiment.title,
+        "source": experiment.source,
+        "seeds": seeds,
+        "shown_metrics": list(experiment.metrics),
+        "train": asdict(settings.train),
+        "wall_seconds": round(time.time() - started, 1),
+        "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
+        **provenance.record(),
+        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
+        "cells": cells,
+    }
+    save_result(result, settings.results_root)
+    return result
