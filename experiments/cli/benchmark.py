@@ -22,6 +22,7 @@ from experiments.reports.benchmark import benchmark_summary
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
 from experiments.studies.benchmark import classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
+from experiments.studies.entrants import register_entrant
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
 _PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
@@ -76,19 +77,25 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
               show_default=True, help="Paired significance test (see experiments/reports/significance.py).")
 @click.option("--resamples", type=click.IntRange(min=100), default=DEFAULT_RESAMPLES, show_default=True,
               help="Bootstrap resamples of the test examples.")
+@click.option("--estimator", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+              help="MODEL is the scikit-learn estimator FILE.py's make_estimator() returns (its PARAM_GRID chosen "
+                   "on validation); see examples/sklearn_pipeline.py.")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, jobs, output_dir,
-              force, tensorboard, quick, **options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, results_dir, jobs,
+              output_dir, force, tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
+    MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr) or a scikit-learn estimator
+    (--estimator), scored in table experiments' cells.
     """
+    register_entrant(model, estimator)
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else split_list(against),

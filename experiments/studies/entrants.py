@@ -16,15 +16,29 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
 from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
+from experiments.runs.estimators import load_estimator
 from experiments.runs.store import run_dir, twin_runs
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
 from experiments.studies.settings import Settings
+from preprocessing.errors import IsarcasmError
 
 log = logging.getLogger("isarcasm")
 
 #: The note of every reference row.
 NOT_FROM_THE_PAPER = "reference row, not from the paper"
+
+
+def register_entrant(name: str, estimator: str | None = None) -> None:
+    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``
+    (``benchmark NAME --estimator FILE.py``)."""
+    from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
+
+    if not estimator:
+        return
+    if name in MODELS:
+        raise IsarcasmError(f"'{name}' is the name of a model; give the entrant another name")
+    load_estimator(name, estimator)
 
 
 def plan_cells(cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, int, int | None, Plan]]:
