@@ -80,22 +80,25 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.option("--estimator", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
               help="MODEL is the scikit-learn estimator FILE.py's make_estimator() returns (its PARAM_GRID chosen "
                    "on validation); see examples/sklearn_pipeline.py.")
+@click.option("--predictions", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="MODEL is predictions made elsewhere: DIR/<corpus>.tsv (or <corpus>.seed-N.tsv) with columns id "
+                   "and p_sarcastic or label, for the test split; see examples/outside_predictions.py.")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, results_dir, jobs,
-              output_dir, force, tensorboard, quick, **options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, results_dir,
+              jobs, output_dir, force, tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
-    MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr) or a scikit-learn estimator
-    (--estimator), scored in table experiments' cells.
+    MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr), a scikit-learn estimator
+    (--estimator) or outside predictions (--predictions), scored in table experiments' cells.
     """
-    register_entrant(model, estimator)
+    register_entrant(model, estimator, predictions)
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else split_list(against),

@@ -17,6 +17,7 @@ from experiments.reports.operating_point import operating_point
 from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
 from experiments.runs.estimators import load_estimator
+from experiments.runs.outside import load_predictions
 from experiments.runs.store import run_dir, twin_runs
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
@@ -29,16 +30,21 @@ log = logging.getLogger("isarcasm")
 NOT_FROM_THE_PAPER = "reference row, not from the paper"
 
 
-def register_entrant(name: str, estimator: str | None = None) -> None:
-    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``
-    (``benchmark NAME --estimator FILE.py``)."""
+def register_entrant(name: str, estimator: str | None = None, predictions: str | None = None) -> None:
+    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``, or the prediction
+    files of folder ``predictions`` (``benchmark NAME --estimator FILE.py`` / ``--predictions DIR``)."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
 
-    if not estimator:
+    if estimator and predictions:
+        raise IsarcasmError("give --estimator FILE.py or --predictions DIR, not both")
+    if not (estimator or predictions):
         return
     if name in MODELS:
         raise IsarcasmError(f"'{name}' is the name of a model; give the entrant another name")
-    load_estimator(name, estimator)
+    if estimator:
+        load_estimator(name, estimator)
+    else:
+        load_predictions(name, predictions)
 
 
 def plan_cells(cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, int, int | None, Plan]]:
