@@ -170,3 +170,10 @@ def test_the_report_has_no_reference_section_without_reference_rows():
     text = markdown_report(result)
     assert "| riloff | majority | 0.000 ± 0.000 | 0.400 ± 0.000 |" in text
     assert "- majority: every text labelled the majority class" in text
+
+
+def test_evaluating_a_reference_run_says_it_has_no_model(toy):
+    root, corpus, _ = toy
+    run = scored("majority", corpus, root)
+    result = CliRunner().invoke(main, ["evaluate", str(run.directory), "--split-col", "split"])
+    assert result.exit_code == 1 and "is an entrant's run" in result.output and "Traceback" not in result.output
