@@ -171,3 +171,15 @@ def test_a_fit_that_fails_leaves_no_run(tmp_path):
         score_run(plan, tmp_path / "runs" / "seed-0")
     assert not (tmp_path / "runs" / "seed-0").exists()
     assert [p.name for p in (tmp_path / "runs").iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypatch):
+    asked = {}
+
+    def record(model, experiments, *args):
+        asked[model] = experiments
+        raise SystemExit(0)
+
+    monkeypatch.setattr("experiments.cli.benchmark.run_benchmark", record)
+    CliRunner().invoke(main, ["benchmark", "tfidf-lr"])
+    assert asked == {"tfidf-lr": ["table6", "table7"]}

@@ -20,8 +20,10 @@ from experiments.cli.options import (
 )
 from experiments.reports.benchmark import benchmark_summary
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
+from experiments.runs.entrants import ENTRANTS
 from experiments.studies.benchmark import classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
+from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import register_entrant
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
@@ -70,7 +72,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.option("--against", default="all", show_default=True,
               help="Classic models to compare with: 'all' or a comma-separated list.")
 @click.option("--experiments", default="table6,table7,cross", show_default=True,
-              help="Comma-separated: table6, table7, cross, or .toml experiment files.")
+              help="Comma-separated: table6, table7, cross, or .toml experiment files (an entrant: table ones only; "
+                   "its default leaves cross out).")
 @click.option("--corpora", default=None, help="Only these corpora (comma-separated) in every experiment.")
 @seeds_option
 @click.option("--test", "method", type=click.Choice(METHODS), default=DEFAULT_METHOD,
@@ -99,9 +102,12 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     (--estimator) or outside predictions (--predictions), scored in table experiments' cells.
     """
     register_entrant(model, estimator, predictions)
+    names = parse_experiments(experiments)
+    if model in ENTRANTS and ctx.get_parameter_source("experiments") is ParameterSource.DEFAULT:
+        names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else split_list(against),
+    result = run_benchmark(model, names, None if against == "all" else split_list(against),
                            seed_list(seeds, quick), settings, split_list(corpora), method, resamples,
                            _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
