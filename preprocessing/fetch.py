@@ -52,19 +52,21 @@ def _quiet(_: FileStatus) -> None:
 # --- checksums -------------------------------------------------------------------------------------
 
 @cache
-def _cached_sha256(path: str, size: int, mtime_ns: int, inode: int) -> str:
+def _cached_sha256(path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> str:
     return content_sha256(Path(path))
 
 
 def file_sha256(path: Path) -> str:
-    """Content sha256, memoised per process on (path, size, mtime, inode).
+    """Content sha256, memoised per process on (path, size, mtime, inode, ctime).
 
     Packages share files (sarc-pol and its imbalanced variant, MUStARD's folds
     and Sarc7), and ``verify all`` then hashes each once.  Nothing is cached on
-    disk: a verification always reads the bytes once per run.
+    disk: a verification always reads the bytes once per run.  ctime is in the key
+    because a file rewritten in place can be given its old size and mtime back,
+    never its old ctime, which the kernel sets on every write and every change of mtime.
     """
     stat = path.stat()
-    return _cached_sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return _cached_sha256(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
 def check_file(data_dir: Path, file: DataFile) -> FileStatus:

@@ -74,9 +74,12 @@ def test_the_diagonal_is_the_runs_own_test_result(store, cross):
 def test_off_diagonal_cells_are_saved_evaluations_with_their_predictions(store, cross):
     _, _, _, table_run = store
     result, _ = cross
-    saved = json.loads((table_run / "evaluations" / "beta.json").read_text())
+    # Saved under the corpus' stem and the evaluation's key (the data's content and the options).
+    [path] = (table_run / "evaluations").glob("beta-*.json")
+    saved = json.loads(path.read_text())
     assert saved["split"] == "test" and saved["trained_on"].endswith("alpha.csv")
-    predictions = read_predictions(table_run / "evaluations" / "beta.predictions.tsv")
+    assert path.name == f"beta-{saved['key'][:12]}.json" and saved["options"]["split_col"] == "split"
+    predictions = read_predictions(path.with_name(f"beta-{saved['key'][:12]}.predictions.tsv"))
     assert len(predictions.ids) == 40
     recomputed = f1_score(predictions.gold, predictions.probabilities[:, 1] >= 0.5, zero_division=0)
     assert cell(result, "alpha", "beta")["metrics"]["f1_sarcastic"]["values"] == [pytest.approx(recomputed)]
@@ -212,3 +215,27 @@ def test_benchmark_finds_a_classic_run_that_its_reproduction_reused_from_another
     own = json.loads((cross_run / "metrics.json").read_text())["test"]["f1_sarcastic"]
     assert saved["cells"][0]["classics"][0]["mean"] == own
     assert not (root / "runs" / f"table6-{VARIANT}" / "beta" / "cnn").exists()
+
+
+def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
+    """A researcher's labelled file with a test split alone: the models trained on the other corpora are
+    evaluated on it, in the same matrix, with its all-sarcastic floor; it has no row."""
+    root, alpha, _, _ = store
+    mine = tmp_path / "mine.csv"
+    with mine.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text", "label", "split"])
+        for i in range(40):
+            writer.writerow([f"m{i}", "monday coffee yeah right" if i % 2 else "monday coffee is fine", i % 2, "test"])
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    assert saved["train_corpora"] == ["alpha"] and saved["corpora"] == ["alpha", "mine"]
+    on_mine = cell(saved, "alpha", "mine")
+    assert on_mine["metrics"]["f1_sarcastic"]["values"] and not any(c["train_corpus"] == "mine" for c in saved["cells"])
+    assert saved["all_sarcastic"]["mine"]["sarcastic_share"] == 0.5
+    table = cross_markdown(saved)
+    row_names = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ")]
+    assert "alpha" in row_names and "mine" not in row_names and "*0.667*" in table  # floor: 2 * 0.5 / 1.5
+    only = cli(root, "cross-eval", "--models", "cnn", "--corpora", str(mine))
+    assert only.exit_code == 1 and "at least one corpus with a training split" in only.output

@@ -1,5 +1,7 @@
 """Experiment files: the shipped tables load, select, and bad files fail clearly."""
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -81,3 +83,105 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
                                            "--results-dir", str(tmp_path / "res"), *extra])
         assert result.exit_code == 0, result.output
         assert seen["train"].embeddings == embeddings
+
+
+@pytest.mark.parametrize("train, message", [
+    ("threshold = 1.5", "\\[train\\]: threshold must be between 0 and 1, got 1.5"),
+    ("threshold = 'high'", "\\[train\\]: threshold must be a number, not 'high'"),
+    ("max_train = 0", "\\[train\\]: max_train must be at least 1 training example, got 0"),
+    ("max_train = 50.5", "\\[train\\]: max_train must be a whole number, not 50.5"),
+    ("epochs = true", "\\[train\\]: epochs must be a whole number, not True"),
+    ("validation_fraction = 1.0", "\\[train\\]: validation fraction must be between 0 and 1"),
+])
+def test_train_settings_that_cannot_be_honoured_are_refused_in_one_line(tmp_path, train, message):
+    path = tmp_path / "exp.toml"
+    path.write_text(f"[train]\n{train}\n[[cells]]\ncorpus='a'\nmodel='b'\n")
+    with pytest.raises(IsarcasmError, match=message) as error:
+        load_experiment(str(path))
+    assert "\n" not in str(error.value)
+
+
+def test_a_whole_number_is_the_same_float_setting(tmp_path):
+    path = tmp_path / "exp.toml"
+    path.write_text("[train]\nlearning_rate = 1\n[[cells]]\ncorpus='a'\nmodel='b'\n")
+    assert dict(load_experiment(str(path)).train) == {"learning_rate": 1.0}
+    assert isinstance(dict(load_experiment(str(path)).train)["learning_rate"], float)
+
+
+SETTINGS_TOML = "name = 'settings'\n[train]\nthreshold = 0.3\nvalidation_fraction = 0.2\nmax_train = 50\n"
+
+
+def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp_path, monkeypatch):
+    """threshold, validation_fraction and max_train have no option: the experiment's values are used, and named
+    only where the runs differ from them."""
+    seen = {}
+
+    def fake_run(spec, seeds, settings):
+        seen["train"], seen["given"] = settings.train_for(spec.protocol()), settings.train
+        seen["name"] = settings.experiment(spec.name, spec.protocol())
+        (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
+        (settings.results_root / "x.md").write_text("report")
+        return {"experiment": "x"}
+
+    monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
+    path = tmp_path / "settings.toml"
+    path.write_text(SETTINGS_TOML + "[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n")
+    for extra, name, max_train in (([], "settings", 50), (["--lr", "0.002"], "settings-learning-rate-0.002", 50),
+                                   (["--quick"], "settings-quick", 600)):
+        result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path), "--seeds", "1",
+                                           "--results-dir", str(tmp_path / "res"), *extra])
+        assert result.exit_code == 0, result.output
+        assert seen["given"] == seen["train"]  # the command line's settings already hold them
+        assert (seen["train"].threshold, seen["train"].validation_fraction, seen["train"].max_train) == \
+            (0.3, 0.2, max_train)
+        assert seen["name"] == name
+
+
+def test_settings_take_the_protocol_for_what_no_option_sets():
+    from experiments.runs.protocol import QUICK, TrainConfig
+    from experiments.studies.settings import Settings
+
+    protocol = TrainConfig(threshold=0.3, validation_fraction=0.2, max_train=50, embeddings="word2vec")
+    used = Settings(Path("data"), train=TrainConfig(epochs=1)).train_for(protocol)
+    assert (used.threshold, used.validation_fraction, used.max_train, used.epochs, used.embeddings) == \
+        (0.3, 0.2, 50, 1, "glove")  # command-line options (here: given) win, the others are the protocol's
+    assert Settings(Path("data"), train=TrainConfig(epochs=1)).experiment("x", protocol) == \
+        "x-epochs-1-embeddings-glove"
+    assert Settings(Path("data"), train=TrainConfig(**QUICK)).train_for(protocol).max_train == QUICK["max_train"]
+    assert Settings(Path("data"), train=TrainConfig(threshold=0.4)).experiment("x", protocol) == \
+        "x-threshold-0.4-embeddings-glove"
+
+
+def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
+    """Each run's config.json and hash record the [train] table's threshold, validation_fraction and max_train,
+    and the experiment's name does not claim a variant of them."""
+    from toy_corpus import write_corpus
+
+    from experiments.runs.protocol import TrainConfig
+    from experiments.runs.store import recorded_hash
+    from experiments.runs.training import expected_hash
+    from experiments.studies.reproduce import run_experiment
+    from experiments.studies.settings import Settings
+
+    corpus = write_corpus(tmp_path / "toy.csv")
+    path = tmp_path / "settings.toml"
+    path.write_text(SETTINGS_TOML + f"[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
+    spec = load_experiment(str(path))
+    fast = TrainConfig(epochs=1, batch_size=32, embeddings="random")
+    settings = Settings(tmp_path, tmp_path / "runs", tmp_path / "results", fast, {"split_col": "split"}, verbose=0)
+    result = run_experiment(spec, [0], settings)
+    name = "settings-epochs-1-batch-size-32-embeddings-random"  # only what differs from the experiment's protocol
+    assert result["experiment"] == name and [p.name for p in (tmp_path / "runs").iterdir()] == [name]
+    assert (result["train"]["threshold"], result["train"]["validation_fraction"], result["train"]["max_train"]) == \
+        (0.3, 0.2, 50)
+    run = tmp_path / "runs" / name / "toy" / "cnn" / "seed-0"
+    config = json.loads((run / "config.json").read_text())
+    assert (config["train"]["threshold"], config["train"]["validation_fraction"], config["train"]["max_train"]) == \
+        (0.3, 0.2, 50)
+    assert (config["splits"]["train"], config["splits"]["validation"]) == (50, 32)  # 20% of 160, then 50 kept
+    assert json.loads((run / "metrics.json").read_text())["threshold"] == 0.3
+    dataset = settings.dataset(str(corpus))
+    used = TrainConfig(epochs=1, batch_size=32, embeddings="random", threshold=0.3, validation_fraction=0.2,
+                       max_train=50)
+    assert recorded_hash(run) == expected_hash(dataset, "cnn", 0, used, tmp_path) != \
+        expected_hash(dataset, "cnn", 0, fast, tmp_path)

@@ -1,4 +1,6 @@
 """Splits: validation carved from train only, stratified, seeded; dev split used when present."""
+import re
+
 import pytest
 
 from experiments.runs.protocol import TrainConfig, make_splits
@@ -72,7 +74,60 @@ def test_variants_are_named_apart_from_the_faithful_protocol():
     assert TrainConfig(**QUICK).variant() == "quick"
     assert TrainConfig(class_weight="balanced").variant() == "class-weight-balanced"
     assert TrainConfig(**QUICK, selection="last", embeddings="random").variant() == "quick-selection-last-embeddings-random"
-    assert TrainConfig(embeddings="/x/glove.twitter.27B.100d.txt").variant() == "embeddings-glove.twitter.27B.100d"
+    assert re.fullmatch(r"embeddings-glove\.twitter\.27B\.100d-[0-9a-f]{8}",
+                        TrainConfig(embeddings="/x/glove.twitter.27B.100d.txt").variant())
+
+
+def test_variant_names_tell_numbers_apart():
+    assert TrainConfig(learning_rate=0.01).variant() == "learning-rate-0.01"
+    assert TrainConfig(learning_rate=0.01).variant() != TrainConfig(learning_rate=0.02).variant()
+    assert TrainConfig(threshold=0.3).variant() == "threshold-0.3"
+    assert TrainConfig(threshold=0.3).variant() != TrainConfig(threshold=0.35).variant()
+    assert TrainConfig(learning_rate=1e-5).variant() == "learning-rate-1e-05"
+    assert TrainConfig(validation_fraction=0.2, max_train=50).variant() == "validation-fraction-0.2-max-train-50"
+    assert TrainConfig(threshold=0.3).variant(TrainConfig(threshold=0.3)) == ""
+
+
+def test_the_variant_names_in_use_keep_their_names():
+    from experiments.runs.protocol import QUICK, changed_fields
+    from preprocessing.config import PreprocessConfig
+
+    names = {"class-weight-balanced": dict(class_weight="balanced"), "quick": QUICK,
+             "select-on-macro-f1": dict(select_on="macro-f1"), "context-all": dict(context="all"),
+             "context-last": dict(context="last"), "batching-bucket": dict(batching="bucket"),
+             "embeddings-word2vec": dict(embeddings="word2vec"), "embeddings-random": dict(embeddings="random"),
+             "embeddings-glove": dict(embeddings="glove"), "selection-last": dict(selection="last"),
+             "epochs-1-embeddings-random": dict(epochs=1, embeddings="random"),
+             "quick-embeddings-random": dict(**QUICK, embeddings="random"),
+             "epochs-1-batch-size-32": dict(epochs=1, batch_size=32)}
+    for name, settings in names.items():
+        assert TrainConfig(**settings).variant(TrainConfig(embeddings="word2vec") if name == "embeddings-glove"
+                                               else None) == name
+    assert changed_fields(PreprocessConfig(numbers="keep"), PreprocessConfig()) == ["numbers-keep"]
+    assert changed_fields(PreprocessConfig(max_len_percentile=95.0), PreprocessConfig()) == ["max-len-percentile-95"]
+    assert changed_fields(PreprocessConfig(language="ko"), PreprocessConfig()) == ["language-ko"]
+
+
+def test_an_experiment_whose_protocol_is_quick_sized_is_not_named_quick():
+    from experiments.runs.protocol import QUICK
+
+    assert TrainConfig(**QUICK).variant(TrainConfig(**QUICK)) == ""
+    assert TrainConfig(**QUICK).variant(TrainConfig(max_train=50)) == "quick"
+
+
+def test_a_path_is_named_by_its_stem_and_a_hash_of_the_whole_path():
+    from experiments.runs.protocol import changed_fields
+    from experiments.runs.store import safe_name
+    from preprocessing.config import PreprocessConfig
+
+    here, there = (TrainConfig(embeddings=f"/{d}/vectors.txt").variant() for d in ("x", "y"))
+    assert here.startswith("embeddings-vectors-") and there.startswith("embeddings-vectors-") and here != there
+    assert here == TrainConfig(embeddings="/x/vectors.txt").variant()  # the same path, the same name
+    assert TrainConfig(embeddings="vectors.txt").variant() not in (here, there)
+    odd = [TrainConfig(embeddings="/x/my vectors (v2).txt").variant(), TrainConfig(embeddings="../.hidden").variant(),
+           *changed_fields(PreprocessConfig(keep_punct="!?"), PreprocessConfig()),
+           *changed_fields(PreprocessConfig(keep_punct="!?."), PreprocessConfig())]
+    assert all(safe_name(name) for name in odd) and len(set(odd)) == 4
 
 
 def folded(n_folds=4):

@@ -1,5 +1,11 @@
 """What results files record about where their numbers came from."""
+import hashlib
 import json
+import os
+import time
+
+import pytest
+from toy_corpus import write_corpus
 
 from experiments.runs import provenance
 
@@ -47,3 +53,66 @@ def test_run_origins_count_each_run_once_by_commit_and_cpu(tmp_path):
                        {"git_commit": "c1", "cpu": "Example CPU 9000", "runs": 2},
                        {"git_commit": "c2", "cpu": "Other CPU", "runs": 1},
                        {"git_commit": "unknown", "cpu": "not recorded", "runs": 1}]
+
+
+def flip_labels(path):
+    """Every label of a toy corpus file flipped in place, with its size and mtime kept."""
+    stat = path.stat()
+    header, *rows = path.read_bytes().split(b"\r\n")
+    flipped = []
+    for row in rows:
+        fields = row.split(b",")
+        if len(fields) == 4:
+            fields[2] = b"1" if fields[2] == b"0" else b"0"
+        flipped.append(b",".join(fields))
+    with open(path, "r+b") as handle:  # the same file (inode), rewritten
+        handle.write(b"\r\n".join([header, *flipped]))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+
+
+def test_a_data_file_with_flipped_labels_but_the_same_size_and_mtime_gets_another_checksum(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
+    data = write_corpus(tmp_path / "toy.csv")
+    before = provenance.checksums([data])
+    assert provenance.checksums([data]) == before
+    flip_labels(data)
+    assert provenance.checksums([data])["toy.csv"] != before["toy.csv"]
+
+
+def test_the_cache_of_large_files_is_keyed_on_what_an_edit_cannot_keep(tmp_path, monkeypatch):
+    """Above ALWAYS_HASHED a checksum comes from the cache; ctime (set by the kernel on every write and every
+    change of mtime) is in its key, so flipped labels with the old size and mtime are hashed again."""
+    monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
+    monkeypatch.setattr(provenance, "RACY_NS", 0)
+    data = write_corpus(tmp_path / "toy.csv")
+    before = provenance.checksums([data])
+    cache = json.loads((tmp_path / "cache/checksums.json").read_text())
+    assert [entry["sha256"] for entry in cache.values()] == [before["toy.csv"]]
+    with monkeypatch.context() as m:  # unchanged: read from the cache, not hashed
+        m.setattr(provenance, "content_sha256", lambda path: pytest.fail(f"{path} hashed again"))
+        assert provenance.checksums([data]) == before
+    time.sleep(0.05)  # past the tick of the ctime the file was written with
+    flip_labels(data)
+    assert provenance.checksums([data])["toy.csv"] != before["toy.csv"]
+
+
+def test_a_file_changed_just_before_it_was_hashed_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
+    provenance.checksums([write_corpus(tmp_path / "toy.csv")])  # its ctime is now: a write within the tick keeps it
+    assert not (tmp_path / "cache/checksums.json").exists()
+
+
+@pytest.mark.parametrize("content", ["[]", '"a string"', "3", "null", '{"x": "abc"}', '{"x": [1]}', "{not json"])
+def test_a_checksum_cache_that_is_no_object_of_entries_is_rebuilt(tmp_path, monkeypatch, content):
+    monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
+    monkeypatch.setattr(provenance, "RACY_NS", 0)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache/checksums.json").write_text(content)
+    data = write_corpus(tmp_path / "toy.csv")
+    assert provenance.checksums([data]) == {"toy.csv": hashlib.sha256(data.read_bytes()).hexdigest()}
+    cache = json.loads((tmp_path / "cache/checksums.json").read_text())
+    assert isinstance(cache, dict) and list(cache) == [str(data.resolve())]

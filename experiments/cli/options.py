@@ -179,13 +179,15 @@ def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None
 
     With ``protocol`` (an experiment's own settings), an option left at its
     default takes the protocol's value instead; one given on the command line wins.
-    ``--quick`` is applied here, and only here.
+    The settings that are no option (``threshold``, ``validation_fraction``, ``max_train``)
+    are the protocol's.  ``--quick`` is applied here, and only here.
     """
     values = {name: options.pop(name) for name in TRAIN_OPTIONS}
     if protocol is not None:
         ctx = click.get_current_context()
         values.update({name: getattr(protocol, name) for name in TRAIN_OPTIONS
                        if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
+        values.update({f.name: getattr(protocol, f.name) for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS})
     config = TrainConfig(**values)
     return replace(config, **QUICK) if quick else config
 

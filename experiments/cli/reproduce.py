@@ -20,10 +20,11 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.reports.kinds import kind_of, save_result, write_html
+from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS
 from experiments.runs.trajectory import RULES
-from experiments.runs.store import read_json, safe_name, writable_folder
+from experiments.runs.store import safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
@@ -111,7 +112,7 @@ def _results(results_dir: str, experiment: str) -> dict:
     if not path.is_file():
         raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
                             f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
-    return read_json(path)
+    return load_results(path)
 
 
 def _readable(render, results_dir: str, experiment: str) -> str:

@@ -21,6 +21,7 @@ from experiments.cli.options import (
 from experiments.runs.protocol import changed_fields
 from experiments.runs.store import run_dir, writable_folder
 from preprocessing.config import PreprocessConfig
+from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import text_lines
 
@@ -75,20 +76,26 @@ def _summary(test: dict) -> str:
 @file_corpus_options
 @click.pass_context
 def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
-    """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs)."""
+    """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs).
+
+    Each evaluation is saved in <run>/evaluations/ and reused only for the same data content and
+    options; the output says which (`saved PATH` or `reused PATH`).
+    """
     from experiments.runs.inference import evaluate_run, load_run  # loads TensorFlow: only when a command loads a model
 
     results = []
     for directory in map(Path, run_dirs):
         run = load_run(directory, data_dir(ctx))
-        dataset = open_corpus(ctx, corpus or run.config["corpus"], **corpus_options)
-        results.append(evaluate_run(run, dataset, force=force))
+        name = corpus or run.config["corpus"]
+        dataset = open_corpus(ctx, name, **corpus_options)
+        results.append(evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options)))
     if as_json:
         echo_json(results if len(results) > 1 else results[0])
         return
     for result in results:
         click.echo(f"{result['run']} (trained on {result['trained_on']}) on {result['corpus']} {result['split']}:")
         click.echo("  " + _summary(result["test"]))
+        click.echo(f"  {'reused' if result['reused'] else 'saved'} {result['evaluation_file']}")
 
 
 @click.command()

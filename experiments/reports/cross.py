@@ -1,6 +1,7 @@
 """The cross-dataset matrix as a report: markdown, csv, and each model's heatmap.
 
-For each model a matrix, rows = training corpus, columns = test corpus, of
+For each model a matrix, rows = training corpus, columns = test corpus (a test-only corpus, such as
+a researcher's own file, is a column without a row), of
 sarcastic-class F1 and macro-F1 (mean ± std over seeds), each column with the
 score of labelling every text sarcastic beside it; a summary of in-domain
 against out-of-domain first.
@@ -22,6 +23,11 @@ def matrix(result: dict, model: str, metric: str) -> dict[tuple[str, str], dict]
     """(train corpus, test corpus) -> the metric's statistics, for one model."""
     return {(c["train_corpus"], c["test_corpus"]): c["metrics"][metric] for c in result["cells"]
             if c["model"] == model}
+
+
+def rows(result: dict) -> list[str]:
+    """The training corpora: the matrix's rows (results written before test-only columns: every corpus)."""
+    return result.get("train_corpora", result["corpora"])
 
 
 def _compute(result: dict) -> str:
@@ -52,15 +58,15 @@ def cross_markdown(result: dict) -> str:
     for model in result["models"]:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)
-            lines += ["", f"## {model}: {label}", ""] + _matrix_table(corpora, values, floors, metric)
+            lines += ["", f"## {model}: {label}", ""] + _matrix_table(rows(result), corpora, values, floors, metric)
     lines += ["", f"Every seed's value and run directory: `results/{result['experiment']}.json`."]
     return "\n".join(lines) + "\n"
 
 
-def _matrix_table(corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
+def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
     """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold."""
     lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
-    for train in corpora:
+    for train in trained:
         row = []
         for test in corpora:
             stats = values.get((train, test))
@@ -93,13 +99,13 @@ def _summary(result: dict) -> list[str]:
     for metric, label in MATRIX_METRICS.items():
         per_model = [matrix(result, model, metric) for model in result["models"]]
         averaged = {}
-        for train in corpora:
+        for train in rows(result):
             for test in corpora:
                 means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
                 if means:
                     averaged[train, test] = {"mean": float(np.mean(means))}
         lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
-        lines += _matrix_table(corpora, averaged, floors, metric)
+        lines += _matrix_table(rows(result), corpora, averaged, floors, metric)
     return lines
 
 

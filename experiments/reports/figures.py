@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score, precision_recall_curve
 
-from experiments.reports.cross import MATRIX_METRICS, matrix
+from experiments.reports.cross import MATRIX_METRICS, matrix, rows
 from experiments.reports.table import shown_metrics
 from experiments.runs.store import (
     METRICS,
@@ -263,14 +263,14 @@ def cross_heatmap(result: dict, model: str, path: Path) -> Path:
     plt = _pyplot()
     from matplotlib.patches import Rectangle  # matplotlib: only when drawing
 
-    corpora = result["corpora"]
+    corpora, trained = result["corpora"], rows(result)
     size = len(corpora)
-    figure, axes = plt.subplots(1, len(MATRIX_METRICS), figsize=(1.25 * size * 2 + 3.5, 1.0 * size + 2.2),
+    figure, axes = plt.subplots(1, len(MATRIX_METRICS), figsize=(1.25 * size * 2 + 3.5, 1.0 * len(trained) + 2.2),
                                 squeeze=False)
     for axis, (metric, label) in zip(axes[0], MATRIX_METRICS.items()):
         values = matrix(result, model, metric)
-        grid = np.full((size, size), np.nan)
-        for (i, train), (j, test) in ((a, b) for a in enumerate(corpora) for b in enumerate(corpora)):
+        grid = np.full((len(trained), size), np.nan)
+        for (i, train), (j, test) in ((a, b) for a in enumerate(trained) for b in enumerate(corpora)):
             if (train, test) in values:
                 grid[i, j] = values[(train, test)]["mean"]
         image = axis.imshow(grid, cmap="viridis", vmin=0, vmax=1)
@@ -278,13 +278,14 @@ def cross_heatmap(result: dict, model: str, path: Path) -> Path:
             if np.isnan(value):
                 axis.text(j, i, "not run", ha="center", va="center", fontsize=7, color="grey")
                 continue
-            std = values[(corpora[i], corpora[j])]["std"]
+            std = values[(trained[i], corpora[j])]["std"]
             axis.text(j, i, f"{value:.2f}\n±{std:.2f}", ha="center", va="center", fontsize=8,
                       color="black" if value > 0.6 else "white")
-        for i in range(size):  # outline the in-domain cells
-            axis.add_patch(Rectangle((i - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="red", lw=1.5))
+        for i, train in enumerate(trained):  # outline the in-domain cells
+            j = corpora.index(train)
+            axis.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="red", lw=1.5))
         axis.set_xticks(range(size), corpora, rotation=35, ha="right", fontsize=8)
-        axis.set_yticks(range(size), corpora, fontsize=8)
+        axis.set_yticks(range(len(trained)), trained, fontsize=8)
         axis.set_xlabel("tested on")
         axis.set_title(label)
         figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)

@@ -15,6 +15,7 @@ from experiments.reports import figures
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.fidelity import fidelity_markdown
+from experiments.reports.results import stamped
 from experiments.reports.table import markdown_report, results_csv
 from experiments.runs.store import write_result_files
 from preprocessing.registry import Registry
@@ -50,7 +51,9 @@ def kind_of(result: dict) -> ResultKind:
 
 
 def save_result(result: dict, results_root: Path) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save)."""
+    """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save), with the
+    results schema's version (see :mod:`experiments.reports.results`)."""
+    result = stamped(result)
     kind = kind_of(result)
     paths = write_result_files(result, results_root, kind.csv(result) if kind.csv else None, kind.markdown(result))
     if kind.figures_on_save:

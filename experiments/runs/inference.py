@@ -5,11 +5,14 @@ preprocessing (vocabulary, max_len, lexicon scaling) and the label names.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, score
 from experiments.runs.store import (
@@ -20,14 +23,15 @@ from experiments.runs.store import (
     evaluation_paths,
     predictions_tsv,
     read_config,
-    read_json,
     recorded_hash,
     write_json,
     write_text,
 )
 from experiments.runs.training import targets
+from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
-from preprocessing.records import Dataset
+from preprocessing.fileio import content_sha256
+from preprocessing.records import Dataset, Record
 
 
 @dataclass
@@ -36,6 +40,8 @@ class TrainedRun:
     config: dict
     model: object
     inputs: ModelInputs
+    #: The data directory the run was loaded with (where a registered corpus' files are checksummed).
+    data_dir: Path | None = None
 
     @property
     def label_names(self) -> list[str]:
@@ -97,7 +103,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IsarcasmError(f"{directory}: damaged preprocessing files ({type(exc).__name__}: {exc})") from None
     _check_vocabulary(directory, model, inputs)
-    return TrainedRun(directory, config, model, inputs)
+    return TrainedRun(directory, config, model, inputs, data_dir)
 
 
 #: What a run's config.json must hold for the run to be used.
@@ -124,25 +130,129 @@ def _all_layers(model):
             yield from _all_layers(layer)
 
 
-def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = None, force: bool = False) -> dict:
+def evaluation_split(dataset: Dataset) -> str:
+    """The split an evaluation scores: ``test``, else the corpus' last split."""
+    return "test" if "test" in dataset.splits else dataset.splits[-1]
+
+
+def evaluation_identity(run_directory: Path, dataset: Dataset, threshold: float, data_dir: Path | None,
+                        options: dict | None = None) -> dict:
+    """Everything the numbers of the run's evaluation on ``dataset`` depend on, besides the run's code.
+
+    The run (its configuration hash; a retrained run replaces its whole folder, evaluations
+    included), the evaluated data's content (``data_sha256``: a file corpus' bytes, a registered
+    corpus' data files, a ``--text-file``), the reader options it was loaded with (``options``:
+    ``--text-col``/``--label-col``/``--split-col``, ``--text-file``), the split, the threshold and a
+    Keras backend other than TensorFlow.  ``records_sha256`` digests the scored records themselves
+    (ids, texts, contexts, gold labels, label names), so a dataset changed in memory, or loaded with
+    an option this list does not name, never takes another's saved numbers either.
+    """
+    split = evaluation_split(dataset)
+    backend = provenance.other_backend()
+    options = {name: str(value) for name, value in sorted((options or {}).items()) if value is not None}
+    return {
+        "run": recorded_hash(run_directory),
+        "corpus": dataset.name,
+        "data_sha256": evaluated_checksums(dataset.name, data_dir, options),
+        "options": options,
+        "split": split,
+        "records_sha256": records_sha256(dataset, dataset.split(split)),
+        "threshold": float(threshold),
+        **({"keras_backend": backend} if backend else {}),
+    }
+
+
+def evaluation_key(identity: dict) -> str:
+    """The sha256 of an :func:`evaluation_identity`: the key a saved evaluation is found by."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def evaluated_checksums(corpus: str, data_dir: Path | None, options: dict) -> dict[str, str]:
+    """Content sha256 of the files an evaluation reads: a file corpus' file (hashed every time: a
+    user's file may be edited within the same second), else a registered corpus' data files (through
+    the checksum cache runs use), and a ``text_file`` option's file."""
+    found = {}
+    if corpus not in CORPORA and is_file_corpus(corpus):
+        if Path(corpus).is_file():
+            found[Path(corpus).name] = content_sha256(Path(corpus))
+    elif corpus in CORPORA and data_dir is not None:
+        for entry in CORPORA.get(corpus).files:
+            path = data_dir / entry.path
+            if path.is_file():
+                found[entry.path] = provenance.checksums([path])[path.name]
+    text_file = options.get("text_file")
+    if text_file and Path(text_file).is_file():
+        found["text_file"] = content_sha256(Path(text_file))
+    return found
+
+
+def records_sha256(dataset: Dataset, records: list[Record]) -> str:
+    """sha256 of what an evaluation scores: the label names, and each record's id, text, context and gold labels."""
+    digest = hashlib.sha256(json.dumps([list(dataset.label_names), dataset.multi_label]).encode())
+    for r in records:
+        digest.update(json.dumps([r.id, r.text, list(r.context), list(dataset.labels_of(r))]).encode() + b"\n")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class EvaluationPlace:
+    """Where one evaluation (run x data x options) is saved, and its key."""
+
+    key: str
+    identity: dict
+    path: Path
+    predictions: Path
+
+    @classmethod
+    def of(cls, run_directory: Path, dataset: Dataset, threshold: float, data_dir: Path | None,
+           options: dict | None = None) -> "EvaluationPlace":
+        identity = evaluation_identity(run_directory, dataset, threshold, data_dir, options)
+        key = evaluation_key(identity)
+        return cls(key, identity, *evaluation_paths(run_directory, dataset.name, key))
+
+    def saved(self) -> dict | None:
+        """The evaluation saved here, as :func:`evaluate_run` returns it (``reused: true``); None when
+        there is none, or its metrics or predictions are missing, unreadable or of another key."""
+        if not self.predictions.is_file():
+            return None
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(saved, dict) or saved.get("key") != self.key or not isinstance(saved.get("test"), dict):
+            return None
+        return self.returned(saved, reused=True)
+
+    def returned(self, result: dict, reused: bool) -> dict:
+        return {**result, "evaluation_file": str(self.path), "predictions_file": str(self.predictions),
+                "reused": reused}
+
+
+def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = None, force: bool = False,
+                 options: dict | None = None) -> dict:
     """Metrics of a trained run on ``dataset``'s test split, saved in ``<run>/evaluations/``.
 
     The per-example predictions are saved beside the metrics (same columns as
-    the run's predictions.tsv), so paired significance tests can use them.
+    the run's predictions.tsv), so paired significance tests can use them.  A saved evaluation
+    is reused (unless ``force``) only when its key matches: the evaluated data's content and every
+    option that changes the numbers (:func:`evaluation_identity`; ``options`` are the reader options
+    ``dataset`` was loaded with).  The result names its file (``evaluation_file``,
+    ``predictions_file``) and says whether it was ``reused``.
     """
     if len(dataset.label_names) != len(run.label_names) or dataset.multi_label != run.multi_label:
         kind = {True: "multi-label", False: "single-label"}
         raise IsarcasmError(f"run {run.directory} predicts {len(run.label_names)} {kind[run.multi_label]} classes "
                             f"but corpus '{dataset.name}' has {len(dataset.label_names)} "
                             f"{kind[dataset.multi_label]} ones")
-    split = "test" if "test" in dataset.splits else dataset.splits[-1]
+    split = evaluation_split(dataset)
     records = dataset.split(split)
     if any(r.text is None for r in records):
         raise IsarcasmError(f"corpus '{dataset.name}' has records without text; supply them with --text-file")
-    path, predictions_path = evaluation_paths(run.directory, dataset.name)
-    if path.is_file() and predictions_path.is_file() and not force:
-        return read_json(path)
     threshold = run.config["train"]["threshold"] if threshold is None else threshold
+    place = EvaluationPlace.of(run.directory, dataset, threshold, run.data_dir, options)
+    saved = None if force else place.saved()
+    if saved is not None:
+        return saved
     probabilities = run.probabilities([r.text for r in records], [r.context for r in records])
     gold = targets(dataset, records)
     result = {
@@ -151,8 +261,12 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
         "corpus": dataset.name,
         "split": split,
         "threshold": threshold,
+        "key": place.key,
+        "data_sha256": place.identity["data_sha256"],
+        "options": place.identity["options"],
+        "records_sha256": place.identity["records_sha256"],
         "test": score(gold, probabilities, threshold, dataset.multi_label),
     }
-    write_text(predictions_path, predictions_tsv([r.id for r in records], gold, probabilities, dataset.multi_label))
-    write_json(path, result)
-    return result
+    write_text(place.predictions, predictions_tsv([r.id for r in records], gold, probabilities, dataset.multi_label))
+    write_json(place.path, result)  # last: the metrics mark the evaluation saved
+    return place.returned(result, reused=False)

@@ -6,6 +6,8 @@ the test split is only ever touched after model selection is finished.
 """
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -130,7 +132,8 @@ class TrainConfig:
         config = self.trained() if trajectory else self
         protocol = protocol or TrainConfig()
         quick, authors = [], []
-        if config.epochs == QUICK["epochs"] and config.max_train == QUICK["max_train"]:
+        if (config.epochs, config.max_train) == (QUICK["epochs"], QUICK["max_train"]) != (protocol.epochs,
+                                                                                           protocol.max_train):
             quick, protocol = ["quick"], replace(protocol, **QUICK)
         training = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
         if all(getattr(config, name) == value for name, value in training.items()):
@@ -140,9 +143,34 @@ class TrainConfig:
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:
-    """``field-value`` for every field of a dataclass that differs from ``default``."""
-    return [f"{f.name.replace('_', '-')}-{Path(str(getattr(config, f.name))).stem}" for f in fields(config)
+    """``field-value`` for every field of a dataclass that differs from ``default`` (see :func:`value_name`)."""
+    return [f"{f.name.replace('_', '-')}-{value_name(getattr(config, f.name))}" for f in fields(config)
             if f.name not in ignore and getattr(config, f.name) != getattr(default, f.name)]
+
+
+#: A value that names itself in a variant: a choice or keyword (``balanced``, ``macro-f1``, ``word2vec``).
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_+=,@-]+")
+
+
+def value_name(value) -> str:
+    """A setting's value as part of a variant name: one name per value, and a safe folder name.
+
+    Numbers are written out in full (``0.01``, ``1e-05``; a whole float as an integer, ``95``, so the
+    names of today's whole values stay as they were), never cut at the dot: ``0.01`` and ``0.02`` must
+    not share a name.  Keywords stay as they are.  Any other text (a file path, text with a dot or
+    characters no folder name may hold) is the file's stem, made safe, plus 8 hex digits of the sha256
+    of the full value, so two files with the same name in different folders are two variants.
+    """
+    if value is None or isinstance(value, (bool, int)):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    text = str(value)
+    if _PLAIN_VALUE.fullmatch(text):
+        return text
+    stem = Path(text).stem if "/" in text or "\\" in text or Path(text).suffix else text
+    readable = re.sub(r"[^A-Za-z0-9._+=,@-]+", "_", stem).strip(".")[:60] or "value"
+    return f"{readable}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 # --quick: a smoke run of the whole pipeline (one seed unless --seeds is given).
@@ -206,5 +234,10 @@ def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
             raise IsarcasmError(f"cannot carve a stratified validation split from '{dataset.name}': {exc}") from None
         source = f"{validation_fraction:.0%} of {train_name}, stratified, seed {seed}"
     if max_train and len(train) > max_train:
-        train, _ = train_test_split(train, train_size=max_train, stratify=[r.label for r in train], random_state=seed)
+        try:
+            train, _ = train_test_split(train, train_size=max_train, stratify=[r.label for r in train],
+                                        random_state=seed)
+        except ValueError as exc:
+            raise IsarcasmError(f"cannot keep a stratified max_train = {max_train} training examples of "
+                                f"'{dataset.name}': {exc}") from None
     return Splits(train=list(train), validation=list(validation), test=test, validation_source=source)

@@ -241,10 +241,24 @@ def read_metrics(directory: Path) -> dict:
     return read_json(directory / METRICS)
 
 
-def evaluation_paths(directory: Path, corpus: str) -> tuple[Path, Path]:
-    """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV)."""
-    folder, stem = directory / EVALUATIONS, Path(corpus).stem
-    return folder / f"{stem}.json", folder / f"{stem}.predictions.tsv"
+#: Hex digits of an evaluation's key in its file names (the whole key is inside the JSON).
+EVALUATION_KEY_CHARS = 12
+
+
+def evaluation_paths(directory: Path, corpus: str, key: str) -> tuple[Path, Path]:
+    """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV),
+    ``<run>/evaluations/<stem>-<key>.json`` and ``.predictions.tsv``.
+
+    ``key`` is the evaluation's key (:func:`experiments.runs.inference.evaluation_key`: the content
+    of the evaluated data and every option that changes the numbers), shortened here; the name's
+    stem is only for reading.  Two files of the same name, or one file before and after an edit,
+    have different keys and so never share a saved evaluation.  Files of the older layout
+    (``<stem>.json``, keyed by the stem alone) are never read: they cannot be verified.
+    """
+    if not re.fullmatch(r"[0-9a-f]{%d,}" % EVALUATION_KEY_CHARS, key):
+        raise ValueError(f"not an evaluation key: {key!r}")
+    folder, name = directory / EVALUATIONS, f"{Path(corpus).stem}-{key[:EVALUATION_KEY_CHARS]}"
+    return folder / f"{name}.json", folder / f"{name}.predictions.tsv"
 
 
 def weights_file(rule: str) -> str:

@@ -132,7 +132,8 @@ def _settle_entrant(model: str, experiments: list[str], seeds: list[int], settin
                             "apply a trained model to other corpora; benchmark it in table6, table7 or .toml "
                             "experiments")
     for name in experiments:
-        plan_cells(list(_cells(name, model, settings, corpora)[1].cells), seeds, settings)
+        own = _cells(name, model, settings, corpora)[1]
+        plan_cells(own, list(own.cells), seeds, settings)
 
 
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,

@@ -7,6 +7,9 @@ under any other experiment of the store, such as the table reproductions
 (the hash does not depend on the experiment's name, so an equal hash is the
 same run).  Only runs found nowhere are trained, under ``runs/cross/``.
 
+A corpus with only a test split (a researcher's own labelled file) is a test column only: the
+models trained on the other corpora are evaluated on it.
+
 A run is then evaluated on every corpus with its own vocabulary and
 preprocessing (unseen words become ``<unk>``), as a deployed model would see
 new data (:func:`experiments.runs.inference.evaluate_run`, saved in ``<run>/evaluations/``).
@@ -33,10 +36,8 @@ from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
-    evaluation_paths,
     find_finished,
     read_config,
-    read_json,
     read_metrics,
     read_predictions,
     run_dir,
@@ -118,7 +119,7 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
 
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
     """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
-    from experiments.runs.inference import evaluate_run, load_run  # loads TensorFlow: only when needed
+    from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
     own = Scored.from_run(run)
     trained_on = read_config(run)["corpus"]
@@ -128,13 +129,14 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
         if test.name == trained_on:
             results.append(own)
             continue
-        metrics_path, predictions_path = evaluation_paths(run, test.name)
-        if metrics_path.is_file() and predictions_path.is_file() and not settings.force:
-            evaluation = read_json(metrics_path)
-        else:
+        options = settings.corpus_options(test.name)
+        place = EvaluationPlace.of(run, test, own.threshold, settings.data_dir, options)
+        evaluation = None if settings.force else place.saved()
+        if evaluation is None:
             loaded = loaded or load_run(run, settings.data_dir)
-            evaluation = evaluate_run(loaded, test, force=settings.force)
-        results.append(Scored(own.seed, run, evaluation["test"], predictions_path, evaluation["threshold"]))
+            evaluation = evaluate_run(loaded, test, force=settings.force, options=options)
+        results.append(Scored(own.seed, run, evaluation["test"], Path(evaluation["predictions_file"]),
+                              evaluation["threshold"]))
     return results
 
 
@@ -147,11 +149,15 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     if len(classes) > 1:
         raise IsarcasmError("cross-dataset evaluation needs corpora with the same labels; got "
                             + ", ".join(f"{corpus_label(d.name)} ({len(d.label_names)} classes)" for d in datasets))
-    runs = training_runs(models, datasets, seeds, settings, train_missing)
+    trainable = [d for d in datasets if can_train(d)]
+    if not trainable:
+        raise IsarcasmError("cross-dataset evaluation needs at least one corpus with a training split; "
+                            + ", ".join(corpus_label(d.name) for d in datasets) + " have only a test split")
+    runs = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
     progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True)
     for model in models:
-        for train in datasets:
+        for train in trainable:
             per_test: list[list[Scored]] = [[] for _ in datasets]
             absent = [seed for seed in seeds if (model, train.name, seed) not in runs]
             for seed in seeds:
@@ -170,6 +176,12 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     return cells, missing
 
 
+def can_train(dataset: Dataset) -> bool:
+    """Whether runs can be trained on the corpus: it has a split besides ``test`` (KoCoSa trains on its dev
+    split); a corpus with a test split alone is a test column only."""
+    return any(split != "test" for split in dataset.splits)
+
+
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
@@ -182,6 +194,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "title": "Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
         "models": models,
         "corpora": [corpus_label(c) for c in corpora],
+        "train_corpora": [corpus_label(c) for c in corpora if can_train(settings.dataset(c))],
         "seeds": seeds,
         "train": asdict(settings.train),
         "wall_seconds": round(time.time() - started, 1),

@@ -47,21 +47,24 @@ def register_entrant(name: str, estimator: str | None = None, predictions: str |
         load_predictions(name, predictions)
 
 
-def plan_cells(cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, int, int | None, Plan]]:
-    """Every run of the cells (each a (corpus, entrant) pair), settled: (cell, seed, fold, plan)."""
+def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
+               settings: Settings) -> list[tuple[Cell, int, int | None, Plan]]:
+    """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, settled under the
+    training settings its trained runs use (:meth:`Settings.train_for`): (cell, seed, fold, plan)."""
+    train = settings.train_for(experiment.protocol())
     plans = []
     for cell in cells:
         dataset = settings.dataset(cell.corpus)
         for seed, fold in cell_runs(cell, dataset, seeds):
-            plans.append((cell, seed, fold, plan_run(cell.model, dataset, seed, settings.train, settings.data_dir,
-                                                     fold)))
+            plans.append((cell, seed, fold, plan_run(cell.model, dataset, seed, train, settings.data_dir, fold)))
     return plans
 
 
-def entrant_cells(cells: list[Cell], seeds: list[int], settings: Settings, runs_name: str) -> list[dict]:
-    """Score (or reuse) every run of the cells under experiment ``runs_name``; one summary per cell,
+def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
+    """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
     in the shape of a reproduction's cells."""
-    plans = plan_cells(cells, seeds, settings)  # all of them first: a refused input writes nothing
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
+    plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
     runs: dict[str, list] = {}
     for cell, seed, fold, plan in plans:
         directory = run_dir(settings.runs_root, runs_name, cell.corpus, cell.model, seed, fold)
@@ -99,8 +102,7 @@ def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
         folds = any(c.folds for c in experiment.cells if c.corpus == corpus)
         cells += [Cell(corpus, name, note=NOT_FROM_THE_PAPER, folds=folds) for name in names
                   if dataset.is_binary or not ENTRANTS.get(name).binary_only]
-    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    return entrant_cells(cells, seeds, settings, runs_name)
+    return entrant_cells(experiment, cells, seeds, settings)
 
 
 def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
@@ -108,15 +110,14 @@ def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: S
     entrants: score (or reuse) every cell for every seed; return (and save) the aggregate."""
     started = time.time()
     name = settings.experiment(experiment.name, experiment.protocol())
-    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    cells = entrant_cells([c for c in experiment.cells if not c.is_human], seeds, settings, runs_name)
+    cells = entrant_cells(experiment, [c for c in experiment.cells if not c.is_human], seeds, settings)
     result = {
         "experiment": name,
         "title": experiment.title,
         "source": experiment.source,
         "seeds": seeds,
         "shown_metrics": list(experiment.metrics),
-        "train": asdict(settings.train),
+        "train": asdict(settings.train_for(experiment.protocol())),
         "wall_seconds": round(time.time() - started, 1),
         "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
         **provenance.record(),

@@ -8,6 +8,7 @@ to any TOML file with the same layout works too.
 from __future__ import annotations
 
 import tomllib
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -103,17 +104,49 @@ def load_experiment(name_or_path: str) -> Experiment:
 
 
 def _train(path: Path, raw: dict) -> tuple[tuple[str, object], ...]:
-    """The ``[train]`` table: TrainConfig fields only, checked by building the config."""
+    """The ``[train]`` table: TrainConfig fields only, each of its field's type (a whole number
+    where a float is wanted becomes that float, so ``threshold = 1`` and ``1.0`` are one setting
+    and one hash), checked by building the config.  Every setting kept here is used by the
+    experiment's runs (see :meth:`experiments.studies.settings.Settings.train_for`), so what
+    could not be honoured is refused here, in one line: a ``threshold`` outside (0, 1), a
+    ``max_train`` below 1 (0 would silently mean "no cap")."""
     known = {f.name for f in fields(TrainConfig)}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise IsarcasmError(f"{path}: [train] has unknown setting(s) {', '.join(unknown)} "
                             f"(known: {', '.join(sorted(known))})")
     try:
-        TrainConfig(**raw)
+        hints = typing.get_type_hints(TrainConfig)
+    except (NameError, TypeError):  # an annotation that cannot be resolved here: the config's own check decides
+        hints = {}
+    checked = {name: _train_value(path, name, value, hints.get(name)) for name, value in raw.items()}
+    if "threshold" in checked and not 0 < checked["threshold"] < 1:
+        raise IsarcasmError(f"{path}: [train]: threshold must be between 0 and 1, got {checked['threshold']}")
+    if "max_train" in checked and checked["max_train"] < 1:
+        raise IsarcasmError(f"{path}: [train]: max_train must be at least 1 training example, "
+                            f"got {checked['max_train']}")
+    try:
+        TrainConfig(**checked)
     except (IsarcasmError, TypeError) as exc:
         raise IsarcasmError(f"{path}: [train]: {exc}") from None
-    return tuple(sorted(raw.items()))
+    return tuple(sorted(checked.items()))
+
+
+def _train_value(path: Path, name: str, value, hint):
+    """``value`` of ``[train]`` setting ``name`` when it has the field's type (``hint``); else a one-line error."""
+    if hint is None:
+        return value
+    kinds = {kind for kind in (typing.get_args(hint) or (hint,)) if kind is not type(None)}
+    if bool in kinds or not isinstance(value, bool):  # TOML's true is no number
+        if float in kinds and isinstance(value, (int, float)):
+            return float(value)
+        if any(isinstance(value, kind) for kind in kinds if isinstance(kind, type)):
+            return value
+        if not kinds <= {bool, int, float, str}:
+            return value  # a type this check does not know: the config's own check decides
+    wanted = " or ".join(sorted({bool: "true or false", int: "a whole number", float: "a number",
+                                 str: "a string"}.get(kind, str(kind)) for kind in kinds))
+    raise IsarcasmError(f"{path}: [train]: {name} must be {wanted}, not {value!r}")
 
 
 def _cell(path: Path, number: int, raw: dict) -> Cell:

@@ -5,7 +5,7 @@ Reads two finished reproductions of one experiment, the paper's protocol as writ
 ``isarcasm reproduce --protocol``), and, from their runs' per-epoch records, the two
 mixed protocols (as-written training with the authors' grid rule; the authors' training
 with the paper's rule), so each element's effect is measured on paired seeds.  Results
-of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1.0``) join the
+of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1``) join the
 ablation when they exist.  Nothing is trained.
 
 The threshold ceiling is a diagnostic, never a result: it picks the threshold on the
@@ -19,7 +19,9 @@ import numpy as np
 from sklearn.metrics import precision_recall_curve
 
 from experiments.runs import provenance
-from experiments.runs.store import EPOCHS, read_json
+from experiments.reports.results import load_results
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import load_record
 from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
@@ -32,8 +34,9 @@ PROTOCOLS = (
     ("authors-code", "the authors' code (training + grid rule)", "-authors-code", None),
 )
 #: Results of one training element alone, joined to the ablation when present.
-ELEMENTS = (("class-ratio batches alone", "-batching-class-ratio"),
-            ("global-norm clipping 1.0 alone", "-clip-global-norm-1.0"))
+ELEMENTS = tuple((label, "-" + TrainConfig(**changed).variant()) for label, changed in (
+    ("class-ratio batches alone", {"batching": "class-ratio"}),
+    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0})))
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 
 
@@ -79,7 +82,7 @@ def _load(results_root: Path, name: str) -> dict:
         command = "isarcasm reproduce table7 --corpora isarcasm --seeds 10" + \
             (" --protocol authors-code" if name.endswith("authors-code") else "")
         raise IsarcasmError(f"no results '{name}' in {results_root}/: make them with `{command}` (reusing finished runs)")
-    return read_json(path)
+    return load_results(path)
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:

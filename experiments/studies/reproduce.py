@@ -34,16 +34,18 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
                    reference_rows: list[dict] = ()) -> dict:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
-    Runs are trained under ``settings`` (the experiment's own protocol, ``[train]``, names the
-    faithful runs; other training settings make a named variant) and stored under
-    ``settings.runs_root``; the results go to ``settings.results_root``.  ``reference_rows``
-    (:func:`experiments.studies.entrants.reference_rows`) are saved apart from the cells.
+    Runs are trained under ``settings`` combined with the experiment's own protocol (its ``[train]``
+    table; see :meth:`Settings.train_for`), which names the faithful runs; other training settings
+    make a named variant.  They are stored under ``settings.runs_root``; the results go to
+    ``settings.results_root``.  ``reference_rows`` (:func:`experiments.studies.entrants.reference_rows`)
+    are saved apart from the cells.
     """
-    train = settings.train
-    variant = train.variant(experiment.protocol())
-    name = settings.experiment(experiment.name, experiment.protocol())
+    protocol = experiment.protocol()
+    train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
+    variant = train.variant(protocol)
+    name = settings.experiment(experiment.name, protocol)
     # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
-    training, runs_name = train.trained(), settings.experiment(experiment.name, experiment.protocol(), trained=True)
+    training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     started = time.time()
     trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)))
     model_cells = [c for c in experiment.cells if c.model in trainable]

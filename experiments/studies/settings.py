@@ -7,7 +7,7 @@ store runs under exactly the same rules (and a new option is added once).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from experiments.runs.cluster import RayExecutor, import_ray
@@ -61,12 +61,26 @@ class Settings:
             self._datasets[name] = load_corpus(name, self.data_dir, **self.corpus_options(name))
         return self._datasets[name]
 
+    def train_for(self, protocol: TrainConfig | None = None) -> TrainConfig:
+        """The training settings of the runs of an experiment whose protocol (its ``[train]`` table) is
+        ``protocol``: :attr:`train`, except for the settings that are no command-line option
+        (``threshold``, ``validation_fraction``, ``max_train``): the command line cannot set them, so
+        where :attr:`train` holds their default, the protocol's value is the one its runs use.
+        (The command-line options were already merged with the protocol by ``train_config``: one
+        given wins, one left out takes the protocol's value.)"""
+        if protocol is None:
+            return self.train
+        default = TrainConfig()
+        taken = {f.name: getattr(protocol, f.name) for f in fields(TrainConfig)
+                 if not f.metadata.get("help") and getattr(self.train, f.name) == getattr(default, f.name)}
+        return replace(self.train, **taken)
+
     def experiment(self, base: str, protocol: TrainConfig | None = None, trained: bool = False) -> str:
-        """The name of experiment ``base``'s results: its name, then how the training settings differ
-        from its protocol (``protocol``; the paper's when None), so variants never mix with it.
-        ``trained``: the name of its runs in the store, which a rule applied to the per-epoch record
-        (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
-        return "-".join(filter(None, [base, self.train.variant(protocol, trajectory=trained)]))
+        """The name of experiment ``base``'s results: its name, then how the training settings its runs
+        use (:meth:`train_for`) differ from its protocol (``protocol``; the paper's when None), so
+        variants never mix with it.  ``trained``: the name of its runs in the store, which a rule applied
+        to the per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
+        return "-".join(filter(None, [base, self.train_for(protocol).variant(protocol, trajectory=trained)]))
 
     def executor(self) -> LocalExecutor | RayExecutor:
         """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
