@@ -160,4 +160,4 @@ def test_a_missing_corpus_file_or_folder_is_one_line(store, tmp_path):
     assert missing.exit_code == 1 and "predictions folder" in missing.output and "not found" in missing.output
     both = CliRunner().invoke(main, ["benchmark", "both", "--predictions", str(folder), "--estimator",
                                      str(ROOT / "examples" / "sklearn_pipeline.py")])
-    assert both.exit_code == 1 and "not both" in both.output
+    assert both.exit_code == 1 and "not several" in both.output

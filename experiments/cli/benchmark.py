@@ -86,22 +86,27 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.option("--predictions", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="MODEL is predictions made elsewhere: DIR/<corpus>.tsv (or <corpus>.seed-N.tsv) with columns id "
                    "and p_sarcastic or label, for the test split; see examples/outside_predictions.py.")
+@click.option("--keras-model", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+              help="MODEL is the Keras model FILE.py's build(train_texts, seed) returns: it reads raw text (its own "
+                   "tokenizer) and gives P(sarcastic); trained here, epoch chosen on validation; see "
+                   "examples/keras_hub_transformer.py.")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, results_dir,
-              jobs, output_dir, force, tensorboard, quick, **options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, keras_model,
+              results_dir, jobs, output_dir, force, tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
     MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr), a scikit-learn estimator
-    (--estimator) or outside predictions (--predictions), scored in table experiments' cells.
+    (--estimator), outside predictions (--predictions) or a Keras model that reads raw text
+    (--keras-model), scored in table experiments' cells.
     """
-    register_entrant(model, estimator, predictions)
+    register_entrant(model, estimator, predictions, keras_model)
     names = parse_experiments(experiments)
     if model in ENTRANTS and ctx.get_parameter_source("experiments") is ParameterSource.DEFAULT:
         names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora

@@ -1,4 +1,4 @@
-"""Entrants: runs whose predictions come from something other than a Keras model.
+"""Entrants: runs whose predictions come from something other than a classic model of the suite.
 
 One registry, :data:`ENTRANTS` (name -> :class:`Entrant`), holds every kind:
 
@@ -6,7 +6,9 @@ One registry, :data:`ENTRANTS` (name -> :class:`Entrant`), holds every kind:
   sarcastic), ``majority`` (every text labelled the training split's majority class) and ``tfidf-lr``
   (word and character n-gram TF-IDF + logistic regression, ``C`` chosen on validation);
 - a user's scikit-learn estimator (:mod:`experiments.runs.estimators`, ``benchmark --estimator``);
-- predictions made outside the suite (:mod:`experiments.runs.outside`, ``benchmark --predictions``).
+- predictions made outside the suite (:mod:`experiments.runs.outside`, ``benchmark --predictions``);
+- a user's Keras model that reads raw text with its own preprocessing, trained and its epoch chosen
+  here (:mod:`experiments.runs.keras_entrants`, ``benchmark --keras-model``).
 
 An entrant's run is stored as a trained run is (:func:`score_run`): the same folder, a config.json
 with the data checksums and the provenance record, predictions.tsv with P(sarcastic), metrics.json
@@ -64,8 +66,13 @@ class Job:
     seed: int
     splits: Splits
     fold: int | None = None
-    threshold: float = 0.5
-    select_on: str = "default"
+    #: The run's training settings (an entrant reads those it uses: the threshold, the selection metric,
+    #: a Keras model's epochs and batch size).
+    train: TrainConfig = TrainConfig()
+
+    @property
+    def threshold(self) -> float:
+        return self.train.threshold
 
     @property
     def num_classes(self) -> int:
@@ -81,7 +88,7 @@ class Job:
     def metric(self) -> str:
         """What selection maximises on validation: the sarcastic class's F1 (macro-F1 for multi-class
         corpora, or with ``--select-on macro-f1``), as the neural runs' epoch selection."""
-        return "f1_sarcastic" if self.num_classes == 2 and self.select_on == "default" else "f1_macro"
+        return "f1_sarcastic" if self.num_classes == 2 and self.train.select_on == "default" else "f1_macro"
 
     def validation_score(self, probabilities: np.ndarray) -> float:
         predicted, gold = predict_labels(probabilities, self.threshold), self.labels("validation")
@@ -112,7 +119,7 @@ class Prepared:
 @dataclass(frozen=True)
 class Entrant:
     name: str
-    #: "reference" (a built-in reference row), "scikit-learn" or "predictions".
+    #: "reference" (a built-in reference row), "scikit-learn", "predictions" or "keras".
     kind: str
     description: str
     #: Settles one run (reads and checks what it needs, so a refused input stops before anything is written).
@@ -170,7 +177,7 @@ def plan_run(name: str, dataset: Dataset, seed: int, train: TrainConfig, data_di
         raise IsarcasmError(f"{name}: corpus '{label}' has {len(dataset.label_names)} classes; {entrant.description} "
                             "is for binary corpora")
     splits = make_splits(dataset, seed, train.validation_fraction, train.max_train, fold)
-    job = Job(dataset, seed, splits, fold, train.threshold, train.select_on)
+    job = Job(dataset, seed, splits, fold, train)
     prepared = entrant.prepare(job)
     config = {
         "corpus": dataset.name,
@@ -260,7 +267,7 @@ def _check(name: str, part: str, probabilities: np.ndarray, rows: int, classes: 
 def class_probabilities(estimator, texts: list[str], num_classes: int, what: str) -> np.ndarray:
     """``estimator.predict_proba(texts)`` as (texts, classes) in label order (a class missing from the
     training split gets probability 0)."""
-    proba = np.asarray(_calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
+    proba = np.asarray(calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
     classes = list(getattr(estimator, "classes_", range(proba.shape[1] if proba.ndim == 2 else 0)))
     if proba.shape != (len(texts), len(classes)):
         raise IsarcasmError(f"{what}: predict_proba returned the shape {proba.shape} for {len(texts)} texts "
@@ -283,7 +290,7 @@ def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, wh
         estimator = make()
         if params:
             estimator.set_params(**params)
-        _calling(what, "fit", lambda: estimator.fit(texts, labels))
+        calling(what, "fit", lambda: estimator.fit(texts, labels))
         validation = class_probabilities(estimator, job.texts("validation"), job.num_classes, what)
         value = job.validation_score(validation)
         tried.append({"params": params, job.metric: value})
@@ -294,7 +301,7 @@ def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, wh
     return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried})
 
 
-def _calling(what: str, step: str, call: Callable):
+def calling(what: str, step: str, call: Callable):
     """``call()``; whatever an estimator raises becomes one line naming it and the step."""
     try:
         return call()

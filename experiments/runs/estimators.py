@@ -37,15 +37,8 @@ METHODS = ("fit", "predict_proba")
 def load_estimator(name: str, path: str | Path) -> Entrant:
     """Register entrant ``name``: the estimator of file ``path`` (see the module's docstring)."""
     path = Path(path)
-    if not path.is_file():
-        raise IsarcasmError(f"estimator file {path} not found (give a .py file defining {FUNCTION}())")
-    if path.suffix != ".py":
-        raise IsarcasmError(f"estimator file {path} is not a .py file")
-    module = _import(path)
-    factory = getattr(module, FUNCTION, None)
-    if not callable(factory):
-        raise IsarcasmError(f"{path}: defines no function {FUNCTION}() (it should return an unfitted scikit-learn "
-                            "estimator with fit(texts, labels) and predict_proba(texts))")
+    module, factory = user_function(path, "estimator", FUNCTION, "an unfitted scikit-learn estimator with "
+                                    "fit(texts, labels) and predict_proba(texts)")
     estimator = _made(path, factory)
     grid = _grid(path, getattr(module, GRID, None), factory)
     identity = {"kind": "scikit-learn", "file": path.name, "sha256": content_sha256(path), "function": FUNCTION}
@@ -64,6 +57,20 @@ def seeded(estimator, seed: int):
     unset = {key: seed for key, value in params.items()
              if (key == "random_state" or key.endswith("__random_state")) and value is None}
     return estimator.set_params(**unset) if unset else estimator
+
+
+def user_function(path: Path, kind: str, function: str, returning: str) -> tuple[object, Callable]:
+    """The user's file ``path`` imported, and its function ``function`` (which should return
+    ``returning``); a file that cannot be used is one line naming it."""
+    if not path.is_file():
+        raise IsarcasmError(f"{kind} file {path} not found (give a .py file defining {function}())")
+    if path.suffix != ".py":
+        raise IsarcasmError(f"{kind} file {path} is not a .py file")
+    module = _import(path)
+    found = getattr(module, function, None)
+    if not callable(found):
+        raise IsarcasmError(f"{path}: defines no function {function}() (it should return {returning})")
+    return module, found
 
 
 def _import(path: Path):

@@ -90,8 +90,8 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
         raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
                             "experiment or `isarcasm train` to train it again")
     if (directory / ENTRANT).is_file():
-        raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator or outside "
-                            f"predictions; see its {ENTRANT}): it has no model to load, only its predictions.tsv")
+        raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
+                            f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")
     config = read_config(directory)
     missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
     if missing:

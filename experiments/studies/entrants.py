@@ -17,6 +17,7 @@ from experiments.reports.operating_point import operating_point
 from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
 from experiments.runs.estimators import load_estimator
+from experiments.runs.keras_entrants import load_keras_model
 from experiments.runs.outside import load_predictions
 from experiments.runs.store import run_dir, twin_runs
 from experiments.studies.experiment import Cell, Experiment
@@ -30,21 +31,26 @@ log = logging.getLogger("isarcasm")
 NOT_FROM_THE_PAPER = "reference row, not from the paper"
 
 
-def register_entrant(name: str, estimator: str | None = None, predictions: str | None = None) -> None:
-    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``, or the prediction
-    files of folder ``predictions`` (``benchmark NAME --estimator FILE.py`` / ``--predictions DIR``)."""
+def register_entrant(name: str, estimator: str | None = None, predictions: str | None = None,
+                     keras_model: str | None = None) -> None:
+    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``, the prediction
+    files of folder ``predictions`` or the Keras model that file ``keras_model`` builds (``benchmark
+    NAME --estimator FILE.py`` / ``--predictions DIR`` / ``--keras-model FILE.py``)."""
     from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
 
-    if estimator and predictions:
-        raise IsarcasmError("give --estimator FILE.py or --predictions DIR, not both")
-    if not (estimator or predictions):
+    given = {"--estimator FILE.py": estimator, "--predictions DIR": predictions, "--keras-model FILE.py": keras_model}
+    if sum(bool(value) for value in given.values()) > 1:
+        raise IsarcasmError(f"give one of {', '.join(given)}, not several")
+    if not any(given.values()):
         return
     if name in MODELS:
         raise IsarcasmError(f"'{name}' is the name of a model; give the entrant another name")
     if estimator:
         load_estimator(name, estimator)
-    else:
+    elif predictions:
         load_predictions(name, predictions)
+    else:
+        load_keras_model(name, keras_model)
 
 
 def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
