@@ -83,7 +83,7 @@ def load_keras_model(name: str, path: str | Path) -> Entrant:
 def train_and_select(job: Job, path: Path, build, learning_rate: float) -> Scores:
     """Build the model, train it epoch by epoch on the training split, keep the weights of the epoch
     with the best validation score (the first on a tie); only then predict the test split."""
-    import keras
+    import keras  # loads the Keras backend: only when a run is trained
 
     keras.backend.clear_session()  # a study builds many models in one process
     set_determinism(job.seed)
