@@ -30,8 +30,9 @@ demo: data
 	$(BIN)/isarcasm data list
 	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
-# The Ray and backends extras too: tests/test_ray_executor.py runs on Ray, tests/test_backends.py trains
-# every model on JAX and torch (each skips, with the reason, where its extra is missing).
+# The Ray, backends and hub extras too: tests/test_ray_executor.py runs on Ray, tests/test_backends.py trains
+# every model on JAX and torch, tests/test_keras_entrants.py the keras_hub example (each skips, with the
+# reason, where its extra is missing).
 test: $(BIN)/python
-	$(PIP) -e '.[test,ray,backends]'
+	$(PIP) -e '.[test,ray,backends,hub]'
 	$(BIN)/python -m pytest

@@ -30,6 +30,9 @@ setup(
         # The other Keras backends (KERAS_BACKEND=jax|torch); TensorFlow stays the faithful default.
         # torch is pinned to the release whose CPU build is tested here: an unpinned torch pulls a multi-GB CUDA build.
         "backends": ["jax>=0.4", "torch==2.13.0"],
+        # benchmark --keras-model examples/keras_hub_transformer.py: keras_hub's tokenizers and models
+        # (it brings tensorflow-text, matched to the installed TensorFlow; keras and tensorflow are not upgraded).
+        "hub": ["keras-hub>=0.32"],
     },
     entry_points={"console_scripts": ["isarcasm=experiments.cli:main"]},
 )

@@ -20,8 +20,11 @@ from experiments.cli.options import (
 )
 from experiments.reports.benchmark import benchmark_summary
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
+from experiments.runs.entrants import ENTRANTS
 from experiments.studies.benchmark import classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
+from experiments.studies.cross_eval import NAME as CROSS
+from experiments.studies.entrants import register_entrant
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
 _PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
@@ -69,29 +72,47 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.option("--against", default="all", show_default=True,
               help="Classic models to compare with: 'all' or a comma-separated list.")
 @click.option("--experiments", default="table6,table7,cross", show_default=True,
-              help="Comma-separated: table6, table7, cross, or .toml experiment files.")
+              help="Comma-separated: table6, table7, cross, or .toml experiment files (an entrant: table ones only; "
+                   "its default leaves cross out).")
 @click.option("--corpora", default=None, help="Only these corpora (comma-separated) in every experiment.")
 @seeds_option
 @click.option("--test", "method", type=click.Choice(METHODS), default=DEFAULT_METHOD,
               show_default=True, help="Paired significance test (see experiments/reports/significance.py).")
 @click.option("--resamples", type=click.IntRange(min=100), default=DEFAULT_RESAMPLES, show_default=True,
               help="Bootstrap resamples of the test examples.")
+@click.option("--estimator", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+              help="MODEL is the scikit-learn estimator FILE.py's make_estimator() returns (its PARAM_GRID chosen "
+                   "on validation); see examples/sklearn_pipeline.py.")
+@click.option("--predictions", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="MODEL is predictions made elsewhere: DIR/<corpus>.tsv (or <corpus>.seed-N.tsv) with columns id "
+                   "and p_sarcastic or label, for the test split; see examples/outside_predictions.py.")
+@click.option("--keras-model", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+              help="MODEL is the Keras model FILE.py's build(train_texts, seed) returns: it reads raw text (its own "
+                   "tokenizer) and gives P(sarcastic); trained here, epoch chosen on validation; see "
+                   "examples/keras_hub_transformer.py.")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, results_dir, jobs, output_dir,
-              force, tensorboard, quick, **options):
+def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, keras_model,
+              results_dir, jobs, output_dir, force, tensorboard, quick, **options):
     """Run MODEL through the cells of the reproductions and rank it among the classic models.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
     are used, and missing ones are listed with the command that makes them. Each comparison is a
     paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
+    MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr), a scikit-learn estimator
+    (--estimator), outside predictions (--predictions) or a Keras model that reads raw text
+    (--keras-model), scored in table experiments' cells.
     """
+    register_entrant(model, estimator, predictions, keras_model)
+    names = parse_experiments(experiments)
+    if model in ENTRANTS and ctx.get_parameter_source("experiments") is ParameterSource.DEFAULT:
+        names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    result = run_benchmark(model, parse_experiments(experiments), None if against == "all" else split_list(against),
+    result = run_benchmark(model, names, None if against == "all" else split_list(against),
                            seed_list(seeds, quick), settings, split_list(corpora), method, resamples,
                            _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))

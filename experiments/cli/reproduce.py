@@ -25,6 +25,7 @@ from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS
 from experiments.runs.trajectory import RULES
 from experiments.runs.store import safe_name, writable_folder
+from experiments.studies.entrants import reference_rows
 from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.fidelity import fidelity as fidelity_of
@@ -41,13 +42,16 @@ from preprocessing.errors import IsarcasmError
               help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
                    "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
                    "apart as <experiment>-authors-code (see docs/results/table7.md).")
+@click.option("--references", is_flag=True,
+              help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
+                   "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, protocol, results_dir, output_dir, force, tensorboard, quick,
-              jobs, **options):
+def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, results_dir, output_dir, force,
+              tensorboard, quick, jobs, **options):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
     Finished runs are reused, so an interrupted reproduction resumes.
@@ -55,7 +59,8 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, results_dir, ou
     spec = load_experiment(experiment).select(split_list(models), split_list(corpora))
     config = replace(train_config(options, quick, spec.protocol()), **PROTOCOLS[protocol])  # the rest: corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    result = run_experiment(spec, seed_list(seeds, quick), settings)
+    rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []
+    result = run_experiment(spec, seed_list(seeds, quick), settings, reference_rows=rows)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
 
 

@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 
 from experiments.reports.format import duration
+from experiments.reports.references import reference_section
 from preprocessing.errors import IsarcasmError
 
 FLAG = 0.03
@@ -77,6 +78,7 @@ def markdown_report(result: dict) -> str:
                 f"{_fmt(None if published is None else ours - published, True)} | "
                 f"{_fmt(delta_impl, True)}{mark} |"
             )
+    lines += reference_section(result)
     tuned = [c for c in result["cells"] if "tuned_threshold_variant" in c]
     if tuned:
         lines += ["", "## Variant: threshold tuned on validation (not comparable with the faithful rows)", "",

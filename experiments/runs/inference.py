@@ -17,6 +17,7 @@ from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, require_finite, score
 from experiments.runs.store import (
     CONFIG,
+    ENTRANT,
     FAILED,
     METRICS,
     MODEL,
@@ -93,6 +94,9 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     if recorded_hash(directory) is None:
         raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
                             "experiment or `isarcasm train` to train it again")
+    if (directory / ENTRANT).is_file():
+        raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
+                            f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")
     config = read_config(directory)
     missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
     if missing:

@@ -48,6 +48,10 @@ HISTORY = "history.csv"       # one row per epoch
 EPOCHS = "epochs.npz"          # per-epoch validation and test probabilities (experiments/runs/trajectory.py)
 MODEL = "model.keras"
 FAILED = "failed.json"        # a failed run's only file: its configuration hash and why it failed
+#: A run scored by something other than a Keras model (a reference rule, a scikit-learn estimator, outside
+#: predictions; see experiments/runs/entrants.py): what scored it and what it chose on validation.  It stands
+#: for the model file: such a run is finished with it instead.
+ENTRANT = "entrant.json"
 INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
 #: The name ``INPUTS`` had before; runs written then are still read.
 LEGACY_INPUTS = "lexicon_scaling.json"
@@ -172,11 +176,13 @@ def recorded_failure(directory: Path, config_hash: str) -> str | None:
 
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
-    a readable metrics.json (written last) and the model it describes."""
+    a readable metrics.json (written last) and the model it describes (or, for an entrant's run, its
+    entrant.json)."""
     recorded = recorded_hash(directory)
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
-    return (directory / MODEL).is_file() and _is_json_object(directory / CONFIG)
+    scored = (directory / MODEL).is_file() or (directory / ENTRANT).is_file()
+    return scored and _is_json_object(directory / CONFIG)
 
 
 def _is_json_object(path: Path) -> bool:

@@ -14,6 +14,10 @@ Their finished runs are used where they exist with the same protocol (same
 training settings, preprocessing, data and splits); the missing ones are
 listed with the command that makes them.  Results go to
 ``results/benchmark-<model>.{json,md}``.
+
+The model may also be an entrant (:mod:`experiments.studies.entrants`): a reference row such as
+``tfidf-lr``, a scikit-learn estimator (``--estimator``) or outside predictions (``--predictions``),
+whose runs are scored rather than trained, in the table experiments' cells.
 """
 from __future__ import annotations
 
@@ -27,10 +31,12 @@ import numpy as np
 from experiments.reports.kinds import save_result
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
+from experiments.runs.entrants import ENTRANTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
+from experiments.studies.entrants import plan_cells, run_entrant_experiment
 from experiments.studies.experiment import Cell, Experiment, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.settings import Settings
@@ -68,9 +74,12 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
     """
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
-    MODELS.get(model)
     for name in against or ():
         MODELS.get(name)
+    if model in ENTRANTS:  # scored, not trained: every run is settled (and its input checked) first
+        _settle_entrant(model, experiments, seeds, settings, corpora)
+    else:
+        MODELS.get(model)
     started = time.time()
     cells, missing, failed = [], [], []
     for experiment in experiments:
@@ -100,30 +109,52 @@ def run_benchmark(model: str, experiments: list[str], against: list[str] | None,
     return result
 
 
+def _cells(name: str, model: str, settings: Settings, corpora: list[str] | None) -> tuple[list[Cell], Experiment]:
+    """The cells of table experiment ``name`` to benchmark in, and the experiment of the model's own cells."""
+    experiment = load_experiment(name)
+    wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
+    corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
+    unpaired = sorted({c.corpus for c in wanted if c.folds or settings.dataset(c.corpus).multi_label})
+    if unpaired:
+        raise IsarcasmError(f"benchmark pairs runs on one test split per seed; in '{name}', "
+                            f"{', '.join(unpaired)} use folds or several labels per text: run "
+                            f"`isarcasm reproduce {name} --models {model},...` and compare its report instead")
+    return wanted, Experiment(experiment.name, experiment.title, experiment.source,
+                              tuple(Cell(corpus, model) for corpus in corpus_names), experiment.train,
+                              experiment.metrics)
+
+
+def _settle_entrant(model: str, experiments: list[str], seeds: list[int], settings: Settings,
+                    corpora: list[str] | None) -> None:
+    """Settle every run of entrant ``model`` (its checks: the predictions' ids and values...) in every
+    experiment before any run or result is written."""
+    if CROSS in experiments:
+        raise IsarcasmError(f"'{model}' is an entrant ({ENTRANTS.get(model).description}): the cross-dataset cells "
+                            "apply a trained model to other corpora; benchmark it in table6, table7 or .toml "
+                            "experiments")
+    for name in experiments:
+        own = _cells(name, model, settings, corpora)[1]
+        plan_cells(own, list(own.cells), seeds, settings)
+
+
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
            corpora: list[str] | None) -> tuple[list[BenchCell], list[dict], list[dict]]:
     """The model in every corpus of a table experiment, beside the classic runs stored for that
     experiment; the classic runs not found; the model's runs that failed (a cell whose runs all
     failed is left out)."""
 
-    experiment = load_experiment(name)
-    wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
-    corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
+    wanted, own = _cells(name, model, settings, corpora)
+    corpus_names = [cell.corpus for cell in own.cells]
     if not corpus_names:
         return [], [], []
-    unpaired = sorted({c.corpus for c in wanted if c.folds or settings.dataset(c.corpus).multi_label})
-    if unpaired:
-        raise IsarcasmError(f"benchmark pairs runs on one test split per seed; in '{name}', "
-                            f"{', '.join(unpaired)} use folds or several labels per text: run "
-                            f"`isarcasm reproduce {name} --models {model},...` and compare its report instead")
-    own = Experiment(experiment.name, experiment.title, experiment.source,
-                     tuple(Cell(corpus, model) for corpus in corpus_names), experiment.train, experiment.metrics)
-    # The model's own aggregate (its table rows) is kept apart from the reproduction's results file.
-    result = run_experiment(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
+    # The model's own aggregate (its table rows) is kept apart from the reproduction's results file; an
+    # entrant's runs are scored rather than trained.
+    run = run_entrant_experiment if model in ENTRANTS else run_experiment
+    result = run(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
     cells, absent, failed = [], [], []
     for corpus, summary in zip(corpus_names, result["cells"]):
         failed += [{"model": model, "cell": f"{name} {summary['corpus']}", "seed": f["seed"], "reason": f["reason"]}
-                   for f in summary["failed_runs"]]
+                   for f in summary.get("failed_runs", [])]
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]
         if not candidate:
             continue

@@ -31,13 +31,15 @@ from preprocessing.errors import IsarcasmError
 log = logging.getLogger("isarcasm")
 
 
-def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
+def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
+                   reference_rows: list[dict] = ()) -> dict:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
     Runs are trained under ``settings`` combined with the experiment's own protocol (its ``[train]``
     table; see :meth:`Settings.train_for`), which names the faithful runs; other training settings
-    make a named variant.  They are stored under
-    ``settings.runs_root``; the results go to ``settings.results_root``.
+    make a named variant.  They are stored under ``settings.runs_root``; the results go to
+    ``settings.results_root``.  ``reference_rows`` (:func:`experiments.studies.entrants.reference_rows`)
+    are saved apart from the cells.
     """
     protocol = experiment.protocol()
     train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
@@ -83,6 +85,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings)
         **provenance.record(),
         "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
         "cells": cells,
+        **({"reference_rows": list(reference_rows)} if reference_rows else {}),
     }
     save_result(result, settings.results_root)
     return result

@@ -1,0 +1,134 @@
+"""Entrants in studies: the reference rows of a reproduction, and an entrant's benchmark cells.
+
+Every run of an entrant (:mod:`experiments.runs.entrants`) is settled first, for every cell and seed,
+and only then scored and written: a refused input (a predictions file with a wrong id, a corpus
+an entrant cannot score) stops the study with one line before anything is written.  The runs
+go to the same folders as the trained runs of the experiment (``<runs>/<experiment>/<corpus>/<name>/
+seed-N``), and finished ones are reused wherever they are in the store.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+
+from experiments.reports.kinds import save_result
+from experiments.reports.operating_point import operating_point
+from experiments.runs import provenance
+from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
+from experiments.runs.estimators import load_estimator
+from experiments.runs.keras_entrants import load_keras_model
+from experiments.runs.outside import load_predictions
+from experiments.runs.spec import RunSpec
+from experiments.studies.experiment import Cell, Experiment
+from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
+from experiments.studies.settings import Settings
+from preprocessing.errors import IsarcasmError
+
+log = logging.getLogger("isarcasm")
+
+#: The note of every reference row.
+NOT_FROM_THE_PAPER = "reference row, not from the paper"
+
+
+def register_entrant(name: str, estimator: str | None = None, predictions: str | None = None,
+                     keras_model: str | None = None) -> None:
+    """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``, the prediction
+    files of folder ``predictions`` or the Keras model that file ``keras_model`` builds (``benchmark
+    NAME --estimator FILE.py`` / ``--predictions DIR`` / ``--keras-model FILE.py``)."""
+    from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
+
+    given = {"--estimator FILE.py": estimator, "--predictions DIR": predictions, "--keras-model FILE.py": keras_model}
+    if sum(bool(value) for value in given.values()) > 1:
+        raise IsarcasmError(f"give one of {', '.join(given)}, not several")
+    if not any(given.values()):
+        return
+    if name in MODELS:
+        raise IsarcasmError(f"'{name}' is the name of a model; give the entrant another name")
+    if estimator:
+        load_estimator(name, estimator)
+    elif predictions:
+        load_predictions(name, predictions)
+    else:
+        load_keras_model(name, keras_model)
+
+
+def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
+               settings: Settings) -> list[tuple[Cell, RunSpec, Plan]]:
+    """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, settled under the
+    training settings its trained runs use (:meth:`Settings.train_for`): (cell, spec, plan)."""
+    train = settings.train_for(experiment.protocol())
+    plans = []
+    for cell in cells:
+        dataset = settings.dataset(cell.corpus)
+        for seed, fold in cell_runs(cell, dataset, seeds):
+            spec = RunSpec(cell.corpus, cell.model, seed, train, fold)
+            plans.append((cell, spec, plan_run(spec, dataset, settings.data_dir)))
+    return plans
+
+
+def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
+    """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
+    in the shape of a reproduction's cells."""
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
+    plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
+    runs: dict[str, list] = {}
+    for cell, spec, plan in plans:
+        run = score_run(plan, settings.store.place(runs_name, spec), settings.force)
+        runs.setdefault(cell.key, []).append((spec.seed, spec.fold, run))
+    return [_summary(cell, runs[cell.key], seeds, settings) for cell in cells]
+
+
+def _summary(cell: Cell, runs: list, seeds: list[int], settings: Settings) -> dict:
+    dataset = settings.dataset(cell.corpus)
+    metrics = [run.metrics for _, _, run in runs]
+    summary = aggregate(cell, metrics, [str(run.directory) for _, _, run in runs], seeds)
+    summary["run_ids"] = [{"seed": seed, "fold": fold} for seed, fold, _ in runs]
+    summary["reused_runs"] = sum(run.skipped for _, _, run in runs)
+    summary["entrant"] = {"kind": ENTRANTS.get(cell.model).kind, "description": ENTRANTS.get(cell.model).description}
+    if cell.folds:
+        summary["folds"] = len(dataset.folds)
+    if dataset.is_binary:
+        summary["operating_point"] = operating_point([run.directory for _, _, run in runs], settings.train.threshold)
+    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], [f for _, f, _ in runs])
+    return summary
+
+
+def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
+                   names: tuple[str, ...] = REFERENCES) -> list[dict]:
+    """The reference rows (``reproduce --references``) of every corpus of the experiment's model
+    cells, stored with its runs: one cell per (corpus, reference) that the corpus can have (labelling
+    everything sarcastic is for binary corpora; no reference scores several labels per text)."""
+    cells = []
+    for corpus in dict.fromkeys(c.corpus for c in experiment.cells if not c.is_human):
+        dataset = settings.dataset(corpus)
+        if dataset.multi_label:
+            log.warning(f"no reference rows for {corpus}: it gives several labels per text")
+            continue
+        folds = any(c.folds for c in experiment.cells if c.corpus == corpus)
+        cells += [Cell(corpus, name, note=NOT_FROM_THE_PAPER, folds=folds) for name in names
+                  if dataset.is_binary or not ENTRANTS.get(name).binary_only]
+    return entrant_cells(experiment, cells, seeds, settings)
+
+
+def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
+    """:func:`~experiments.studies.reproduce.run_experiment` for an experiment whose cells are
+    entrants: score (or reuse) every cell for every seed; return (and save) the aggregate."""
+    started = time.time()
+    name = settings.experiment(experiment.name, experiment.protocol())
+    cells = entrant_cells(experiment, [c for c in experiment.cells if not c.is_human], seeds, settings)
+    result = {
+        "experiment": name,
+        "title": experiment.title,
+        "source": experiment.source,
+        "seeds": seeds,
+        "shown_metrics": list(experiment.metrics),
+        "train": asdict(settings.train_for(experiment.protocol())),
+        "wall_seconds": round(time.time() - started, 1),
+        "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
+        **provenance.record(),
+        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
+        "cells": cells,
+    }
+    save_result(result, settings.results_root)
+    return result
