@@ -43,7 +43,7 @@ def test_select_filters_and_rejects_unknown_names():
     ("[[cells]]\ncorpus='a'\nmodel='b'\nisarcasm_impl = { f2 = 0.5 }\n", "unknown metric"),
     ("[[cells]\n", "not a valid TOML"),
     ("[train]\nepoch = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) epoch"),
-    ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n", "\\[train\\]: unknown context"),
+    ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n", "\\[train\\]: unknown --context"),
 ])
 def test_bad_experiment_files_fail_with_the_reason(tmp_path, content, message):
     path = tmp_path / "exp.toml"
@@ -72,7 +72,7 @@ def test_multilingual_uses_word2vec_as_its_protocol_and_names_variants_against_i
 def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_path, monkeypatch):
     seen = {}
 
-    def fake_run(spec, seeds, settings):
+    def fake_run(spec, seeds, settings, **_):
         seen["train"] = settings.train
         (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
         (settings.results_root / "x.md").write_text("report")
@@ -117,7 +117,7 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
     only where the runs differ from them."""
     seen = {}
 
-    def fake_run(spec, seeds, settings):
+    def fake_run(spec, seeds, settings, **_):
         seen["train"], seen["given"] = settings.train_for(spec.protocol()), settings.train
         seen["name"] = settings.experiment(spec.name, spec.protocol())
         (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)

@@ -87,16 +87,11 @@ class TrainConfig:
                                               added_later=True)
 
     def __post_init__(self):
-        if self.selection not in SELECTIONS:
-            raise IsarcasmError(f"unknown selection '{self.selection}' (use one of: {', '.join(SELECTIONS)})")
-        if self.class_weight not in CLASS_WEIGHTS:
-            raise IsarcasmError(f"unknown class weight '{self.class_weight}' (use one of: {', '.join(CLASS_WEIGHTS)})")
-        if self.context not in CONTEXTS:
-            raise IsarcasmError(f"unknown context '{self.context}' (use one of: {', '.join(CONTEXTS)})")
-        if self.batching not in BATCHINGS:
-            raise IsarcasmError(f"unknown batching '{self.batching}' (use one of: {', '.join(BATCHINGS)})")
-        if self.select_on not in SELECT_ON:
-            raise IsarcasmError(f"unknown selection metric '{self.select_on}' (use one of: {', '.join(SELECT_ON)})")
+        for setting in fields(self):  # every choice is declared once, on its field
+            choices, value = setting.metadata["choices"], getattr(self, setting.name)
+            if choices and value not in choices:
+                name = setting.metadata["flag"] or "--" + setting.name.replace("_", "-")
+                raise IsarcasmError(f"unknown {name} '{value}' (use one of: {', '.join(choices)})")
         if not 0 < self.validation_fraction < 1:
             raise IsarcasmError(f"validation fraction must be between 0 and 1, got {self.validation_fraction}")
         if self.epochs < 1 or self.batch_size < 1:
