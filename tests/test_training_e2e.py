@@ -72,7 +72,9 @@ def test_evaluate_and_predict_through_the_cli(finished_run, corpus_file):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["test"] == finished_run.metrics["test"]
     result = runner.invoke(main, ["predict", str(finished_run.directory), "--text", "coffee exam yeah right"])
-    assert result.exit_code == 0 and result.output.split("\t")[0] in {"sarcastic", "not_sarcastic"}
+    header, row = result.stdout.splitlines()
+    assert result.exit_code == 0 and header == "label\tp_sarcastic\ttext"
+    assert row.split("\t")[0] in {"sarcastic", "not_sarcastic"} and row.endswith("\tcoffee exam yeah right")
 
 
 def test_quick_reproduction_end_to_end(corpus_file, tmp_path):

@@ -81,6 +81,14 @@ class TrainedRun:
         return require_finite(probabilities, f"probabilities from the model of {self.directory}")
 
 
+    def token_counts(self, texts: list[str]) -> list[tuple[int, int]]:
+        """(tokens the model reads, tokens the text has) for each text: a text longer than the run's
+        max_len is cut to it (which end is kept: the run's ``truncation``), and a prediction made on
+        part of a text should say so."""
+        preprocessor = self.inputs.preprocessor
+        return [(min(len(tokens), preprocessor.max_len), len(tokens)) for tokens in preprocessor.tokenize(texts)]
+
+
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     """The finished run in ``directory``; a folder that is not one, or a damaged run (an unreadable
     metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
