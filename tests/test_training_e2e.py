@@ -86,6 +86,7 @@ def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "| toy | lstm | f1_sarcastic | — | 0.500 |" in result.output
+    assert "**Smoke run**" in result.output and "⚑" not in result.output
     name = "toy-quick-embeddings-random"  # a variant never shares a name with the faithful protocol
     saved = json.loads((tmp_path / f"results/{name}.json").read_text())
     assert saved["seeds"] == [0, 1] and len(saved["cells"][0]["runs"]) == 2

@@ -6,23 +6,20 @@ Each command family lives in its own module of this package.  User errors
 from __future__ import annotations
 
 import logging
-import os
 
 import click
 
-# Hide TensorFlow's C++ log lines (a few start-up lines are printed before this takes effect).
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-
-from experiments.cli.benchmark import benchmark, cross_eval  # noqa: E402
-from experiments.cli.data import data  # noqa: E402
-from experiments.cli.embeddings import embeddings  # noqa: E402
-from experiments.cli.models import models  # noqa: E402
-from experiments.cli.preprocess import preprocess  # noqa: E402
-from experiments.cli.reproduce import report, reproduce  # noqa: E402
-from experiments.cli.train import evaluate, predict, train  # noqa: E402
-from experiments.runs.provenance import BACKENDS, use_backend  # noqa: E402
-from preprocessing.datadir import resolve_data_dir  # noqa: E402
-from preprocessing.errors import IsarcasmError, one_line  # noqa: E402
+from experiments.cli.benchmark import benchmark, cross_eval
+from experiments.cli.data import data
+from experiments.cli.embeddings import embeddings
+from experiments.cli.models import models
+from experiments.cli.preprocess import preprocess
+from experiments.cli.reproduce import report, reproduce
+from experiments.cli.train import evaluate, predict, train
+from experiments.runs.console import set_up_console
+from experiments.runs.provenance import BACKENDS, use_backend
+from preprocessing.datadir import resolve_data_dir
+from preprocessing.errors import IsarcasmError, one_line
 
 
 class _Group(click.Group):
@@ -67,7 +64,7 @@ def _one_line(exc: click.UsageError) -> click.UsageError:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--data-dir", type=click.Path(file_okay=False), envvar=None,
               help="Data directory (default: $ISARCASM_DATA, else ./data).")
-@click.option("-q", "--quiet", is_flag=True, help="Hide warnings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only results and errors (no warnings, no TensorFlow lines).")
 @click.option("--model-module", "model_modules", multiple=True, metavar="FILE.py",
               help="A Python file registering a model with baselines.register_model (repeatable).")
 @click.option("--backend", type=click.Choice(list(BACKENDS)), default=None,
@@ -79,7 +76,7 @@ def _one_line(exc: click.UsageError) -> click.UsageError:
 def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: tuple[str, ...],
          backend: str | None) -> None:
     """Classic neural sarcasm detectors and the iSarcasm (ACL 2020) baseline tables."""
-    logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING, format="warning: %(message)s")
+    set_up_console(logging.ERROR if quiet else logging.WARNING)  # before anything imports TensorFlow
     if backend:
         use_backend(backend)  # before anything imports Keras (the plugins below do)
     ctx.obj = {"data_dir": resolve_data_dir(data_dir)}

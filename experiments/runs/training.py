@@ -18,6 +18,7 @@ from tqdm import tqdm
 from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
+from experiments.runs.console import chatty
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
@@ -292,9 +293,10 @@ def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
         started = time.time()
         set_determinism(plan.seed)
         data = _inputs(plan)
-        built = _compile(plan, data, options.verbose)
+        verbose = options.verbose if chatty() else 0  # -q: results and errors only
+        built = _compile(plan, data, verbose)
         try:
-            fitted = _fit_and_select(plan, built.network, data, options.verbose,
+            fitted = _fit_and_select(plan, built.network, data, verbose,
                                      writer.tensorboard_dir() if options.tensorboard else None)
             return _write(plan, writer, data, built, fitted, started)
         except NonFinite as exc:

@@ -31,6 +31,7 @@ from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.runs import provenance
+from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats
 from experiments.runs.scheduler import run_tasks
 from experiments.runs.store import (
@@ -146,7 +147,8 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
                             + ", ".join(corpus_label(d.name) for d in datasets) + " have only a test split")
     runs, failed = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
-    progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True)
+    progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True,
+                    disable=not chatty())
     for model in models:
         for train in trainable:
             per_test: list[list[Scored]] = [[] for _ in datasets]
