@@ -286,7 +286,7 @@ def evaluation_paths(directory: Path, corpus: str, key: str) -> tuple[Path, Path
     """
     if not re.fullmatch(r"[0-9a-f]{%d,}" % EVALUATION_KEY_CHARS, key):
         raise ValueError(f"not an evaluation key: {key!r}")
-    folder, name = directory / EVALUATIONS, f"{Path(corpus).stem}-{key[:EVALUATION_KEY_CHARS]}"
+    folder, name = directory / EVALUATIONS, f"{corpus_label(corpus)}-{key[:EVALUATION_KEY_CHARS]}"
     return folder / f"{name}.json", folder / f"{name}.predictions.tsv"
 
 
