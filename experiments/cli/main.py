@@ -1,10 +1,12 @@
 """The ``isarcasm`` group: global options, and every command attached.
 
 Each command family lives in its own module of this package.  User errors
-(:class:`IsarcasmError`) become one line on stderr and exit code 1.
+(:class:`IsarcasmError`) become one line on stderr and exit code 1; faults of the machine (a full disk,
+a folder without permission) one line too, exit code 74.
 """
 from __future__ import annotations
 
+import errno
 import logging
 
 import click
@@ -35,6 +37,10 @@ class _Group(click.Group):
             raise _one_line(exc) from None
         except KeyboardInterrupt:
             raise _Interrupted() from None
+        except OSError as exc:
+            if exc.errno not in MACHINE_FAULTS:
+                raise
+            raise _MachineFault(exc) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -51,6 +57,31 @@ class _Interrupted(click.ClickException):
     def __init__(self):
         super().__init__("interrupted; finished runs are kept (a run being trained is not), and the same command "
                          "resumes")
+
+
+_ELSEWHERE = "or choose another --output-dir / --results-dir"
+#: Faults of the machine, not of the command or its input (errno -> what happened, what to do). Every
+#: file is written to a temporary name and renamed once complete (experiments/runs/store.py), and a
+#: run is staged in a folder swapped in at the end, so nothing half-written is left to clean up.
+MACHINE_FAULTS = {
+    errno.ENOSPC: ("no space left on the device", f"free some space, {_ELSEWHERE}, and run the same command again"),
+    errno.EDQUOT: ("disk quota exceeded", f"free some space, {_ELSEWHERE}, and run the same command again"),
+    errno.EACCES: ("permission denied", f"make it writable for this user, {_ELSEWHERE}"),
+    errno.EPERM: ("operation not permitted", f"make it writable for this user, {_ELSEWHERE}"),
+    errno.EROFS: ("read-only file system", "choose another --output-dir / --results-dir"),
+}
+
+
+class _MachineFault(click.ClickException):
+    """A full disk, a folder without write permission...: one line naming the path and what to do, exit
+    code 74 (EX_IOERR of sysexits.h: an input/output error, not the user's input)."""
+
+    exit_code = 74
+
+    def __init__(self, exc: OSError):
+        problem, remedy = MACHINE_FAULTS[exc.errno]
+        where = f"{exc.filename}: " if exc.filename else ""
+        super().__init__(one_line(f"{where}{problem}; nothing half-written was kept; {remedy}"))
 
 
 def _one_line(exc: click.UsageError) -> click.UsageError:

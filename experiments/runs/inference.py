@@ -286,5 +286,9 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
         "test": score(gold, probabilities, threshold, dataset.multi_label),
     }
     write_text(place.predictions, predictions_tsv([r.id for r in records], gold, probabilities, dataset.multi_label))
-    write_json(place.path, result)  # last: the metrics mark the evaluation saved
+    try:
+        write_json(place.path, result)  # last: the metrics mark the evaluation saved
+    except BaseException:  # a full disk: no predictions without their metrics are left behind
+        place.predictions.unlink(missing_ok=True)
+        raise
     return place.returned(result, reused=False)

@@ -304,8 +304,10 @@ def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
                        "seed": plan.seed, "failed": str(exc), "train_seconds": round(time.time() - started, 1)}
             write_json(writer.path(FAILED), failure)
             return failure
-    except BaseException:
+    except BaseException as exc:
         writer.abort()
+        if isinstance(exc, OSError):  # a full disk: name the run, not its removed staging folder
+            exc.filename = writer.home(str(exc.filename)) if exc.filename else str(writer.directory)
         raise
 
 
