@@ -150,7 +150,7 @@ def _start(ray, address: str | None) -> None:
         if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
             ray.init(address=address, runtime_env=runtime_env)
         else:
-            ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+            ray.init(address=address, include_dashboard=False, logging_level=logging.getLogger().getEffectiveLevel(),
                      runtime_env=runtime_env)
     except ConnectionError as exc:
         raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc}); "
