@@ -123,8 +123,9 @@ def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, st
     """Stream ``(line_number, line)`` of a UTF-8 text file (a BOM is dropped), one line in memory at a time.
 
     ``newline`` is :func:`open`'s: ``None`` splits on ``\\n``, ``\\r\\n`` and ``\\r`` and strips them;
-    ``""`` keeps the line ends, as :mod:`csv` needs.  A ``.gz`` file is read decompressed, as it streams.  Characters such as U+2028 or
-    ``\\x1c``, which ``str.splitlines`` would also split on, stay inside their line.
+    ``""`` keeps the line ends, as :mod:`csv` needs.  A ``.gz`` file is read decompressed, as it streams.
+    Characters such as U+2028 or ``\\x1c``, which ``str.splitlines`` would also split on, stay inside
+    their line.
     Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line.
     """
     if not path.is_file():

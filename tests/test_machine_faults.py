@@ -106,8 +106,9 @@ def test_a_folder_without_permission_is_one_line(run, monkeypatch):
     no_permission_under(monkeypatch, run / "evaluations")
     result = evaluate(run)
     assert result.exit_code == 74
-    assert result.stderr == (f"Error: {run / 'evaluations'}: permission denied; nothing half-written was kept; make "
-                             "it writable for this user, or choose another --output-dir / --results-dir\n")
+    assert result.stderr == (f"Error: {run / 'evaluations'}: permission denied; nothing half-written was kept; give "
+                             "this user access to it (write access, where files go), or choose another --output-dir "
+                             "/ --results-dir\n")
 
 
 def test_a_full_disk_while_training_leaves_no_run_and_no_staging_folder(tmp_path, monkeypatch):

@@ -60,14 +60,16 @@ class _Interrupted(click.ClickException):
 
 
 _ELSEWHERE = "or choose another --output-dir / --results-dir"
+_ACCESS = f"give this user access to it (write access, where files go), {_ELSEWHERE}"
+_SPACE = f"free some space, {_ELSEWHERE}, and run the same command again"
 #: Faults of the machine, not of the command or its input (errno -> what happened, what to do). Every
 #: file is written to a temporary name and renamed once complete (experiments/runs/store.py), and a
 #: run is staged in a folder swapped in at the end, so nothing half-written is left to clean up.
 MACHINE_FAULTS = {
-    errno.ENOSPC: ("no space left on the device", f"free some space, {_ELSEWHERE}, and run the same command again"),
-    errno.EDQUOT: ("disk quota exceeded", f"free some space, {_ELSEWHERE}, and run the same command again"),
-    errno.EACCES: ("permission denied", f"make it writable for this user, {_ELSEWHERE}"),
-    errno.EPERM: ("operation not permitted", f"make it writable for this user, {_ELSEWHERE}"),
+    errno.ENOSPC: ("no space left on the device", _SPACE),
+    errno.EDQUOT: ("disk quota exceeded", _SPACE),
+    errno.EACCES: ("permission denied", _ACCESS),
+    errno.EPERM: ("operation not permitted", _ACCESS),
     errno.EROFS: ("read-only file system", "choose another --output-dir / --results-dir"),
 }
 

@@ -39,7 +39,8 @@ NATIVE_LINE = re.compile(r"^(?:([IWEF])\d{4} [\d:.]+ +\d+ [^\]\s]+\] |\d{4}-\d\d
 #: The environment variable that carries the driver's log level to its workers (local and Ray).
 LEVEL_VARIABLE = "ISARCASM_LOG_LEVEL"
 #: The first line of what Python itself writes: a traceback, a warning, a logged line.
-PYTHON_OUTPUT = re.compile(r"^(?:Traceback \(most recent call last\)|\S+:\d+: \w*Warning: |warning: |\w+(?:Error|Exception): )")
+PYTHON_OUTPUT = re.compile(r"^(?:Traceback \(most recent call last\)|\S+:\d+: \w*Warning: |warning: "
+                           r"|\w+(?:Error|Exception): )")
 ABSL_NOTICE = "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR"
 
 
