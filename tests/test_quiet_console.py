@@ -6,6 +6,7 @@ Each command runs as a user runs it, in its own Python process (TensorFlow's sta
 written once per process, while it is imported).  The reproduction is the smallest one that still
 trains in a worker process: one toy cell, ``--quick``, ``--jobs 2``.
 """
+import logging
 import os
 import re
 import subprocess
@@ -81,3 +82,17 @@ def test_tf_cpp_min_log_level_0_shows_tensorflows_lines_again():
     assert hooked.returncode == 0, hooked.stderr
     if not FOREIGN.search(hooked.stderr):  # nothing shown: fine only if this TensorFlow build prints nothing
         assert not FOREIGN.search(imported("import tensorflow").stderr), "TF_CPP_MIN_LOG_LEVEL=0 hid TensorFlow's lines"
+
+
+def test_only_kerass_one_trace_per_model_alarm_is_dropped_from_tensorflows_logger(caplog):
+    from experiments.runs.console import set_up_console
+
+    set_up_console(logging.WARNING)
+    tensorflow = logging.getLogger("tensorflow")
+    with caplog.at_level(logging.WARNING):
+        tensorflow.warning("5 out of the last 7 calls to <function TensorFlowTrainer.make_predict_function.<locals>."
+                           "one_step_on_data_distributed at 0x7f> triggered tf.function retracing. Tracing is expensive")
+        tensorflow.warning("5 out of the last 7 calls to <function my_step at 0x7f> triggered tf.function retracing.")
+        tensorflow.warning("something else")
+    assert [r.getMessage()[:40] for r in caplog.records if r.name == "tensorflow"] == [
+        "5 out of the last 7 calls to <function m", "something else"]
