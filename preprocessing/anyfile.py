@@ -1,4 +1,4 @@
-"""Any CSV/TSV/JSONL file as a corpus.
+"""Any CSV/TSV/JSONL file as a corpus, gzipped or not (``.csv.gz``, ``.tsv.gz``, ``.jsonl.gz``).
 
 Wherever a corpus name is accepted, a path to a user's own file works too, so
 the models can be tried on new data without writing a reader.  The file is
@@ -22,6 +22,22 @@ DEFAULT_SPLIT = "test"
 FORMATS = (".csv", ".tsv", ".jsonl")
 
 
+def file_format(path: str | Path) -> str:
+    """The format a file's name declares: ``.csv``, ``.tsv`` or ``.jsonl`` (lower-cased), the one
+    before ``.gz`` for a gzipped file (read decompressed, with the same checks); else its suffix."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes[-1:] == [".gz"] and suffixes[-2:-1]:
+        return suffixes[-2]
+    return suffixes[-1] if suffixes else ""
+
+
+def file_stem(path: str | Path) -> str:
+    """A file corpus' short name: its name without the format (and ``.gz``) suffix."""
+    name = Path(path).name
+    suffix = file_format(path) + (".gz" if Path(path).suffix.lower() == ".gz" else "")
+    return name[:-len(suffix)] if suffix and name.lower().endswith(suffix) else Path(path).stem
+
+
 def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
                   split_col: str | None = None) -> Dataset:
     """Read a binary-labelled corpus from ``path``.
@@ -33,9 +49,10 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
     language is assumed to be English.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
+    suffix = file_format(path)
     if suffix not in FORMATS:
-        raise DataError.at(path, None, f"unsupported file type {suffix or '(none)'}; use one of {', '.join(FORMATS)}")
+        raise DataError.at(path, None, f"unsupported file type {suffix or '(none)'}; use one of {', '.join(FORMATS)} "
+                                       "(or the same gzipped: .csv.gz ...)")
     required = tuple(c for c in (text_col, label_col, split_col) if c)
     rows = _jsonl_rows(path, required) if suffix == ".jsonl" else read_csv(
         path, required, delimiter="\t" if suffix == ".tsv" else ",", strict=True)

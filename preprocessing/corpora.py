@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 
 from . import catalog  # noqa: F401  (the declarations register themselves in CORPORA and RESOURCES)
-from .anyfile import read_any_file
+from .anyfile import FORMATS, file_format, file_stem, read_any_file
 from .errors import DataError, IsarcasmError
 from .records import Dataset
 from .specs import CORPORA, RESOURCES, DataPackage
@@ -33,12 +33,12 @@ def get_corpus(name: str) -> CorpusSpec:
 
 def is_file_corpus(name: str) -> bool:
     """A corpus argument that names a file rather than a registered corpus."""
-    return Path(name).suffix.lower() in {".csv", ".tsv", ".jsonl"} or "/" in name
+    return file_format(name) in FORMATS or "/" in name
 
 
 def corpus_label(name: str) -> str:
     """A short display name: the corpus name, or a file corpus' file stem."""
-    return Path(name).stem if name not in CORPORA and is_file_corpus(name) else name
+    return file_stem(name) if name not in CORPORA and is_file_corpus(name) else name
 
 
 def missing_files(spec: DataPackage, data_dir: Path) -> list[str]:

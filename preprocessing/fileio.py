@@ -12,23 +12,66 @@ import hashlib
 import io
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import DataError
+
+#: The most a ``.gz`` file may decompress to (bytes): a few kilobytes of gzip can hold gigabytes of
+#: zeros, which would fill the memory before any check sees a row.  ``ISARCASM_MAX_GZIP_BYTES``
+#: raises it for a larger corpus.
+MAX_DECOMPRESSED = 2 << 30
+
+
+def max_decompressed() -> int:
+    value = os.environ.get("ISARCASM_MAX_GZIP_BYTES", "").strip()
+    return int(value) if value.isdigit() else MAX_DECOMPRESSED
+
+
+class _Bounded(io.RawIOBase):
+    """A gzip file's decompressed bytes, refused (:class:`DataError`, one line) beyond ``limit``, and
+    a damaged stream reported as one, not as zlib's or gzip's exception."""
+
+    def __init__(self, path: Path, limit: int):
+        self.path, self.limit, self.total = path, limit, 0
+        self.stream = gzip.open(path, "rb")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        try:
+            count = self.stream.readinto(buffer)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataError.at(self.path, None, f"not a valid gzip file ({exc})") from None
+        self.total += count
+        if self.total > self.limit:
+            raise DataError.at(self.path, None, f"decompresses to more than {self.limit:,} bytes, the limit for a "
+                                                "compressed file; set ISARCASM_MAX_GZIP_BYTES higher if it is "
+                                                "really that large, or pass it uncompressed")
+        return count
+
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
+
+def is_gzip(path: Path) -> bool:
+    return path.suffix.lower() == ".gz"
+
+
+def open_binary(path: Path) -> io.BufferedReader:
+    """The file's bytes as a stream, decompressed (within :func:`max_decompressed`) when the name ends in ``.gz``."""
+    return io.BufferedReader(_Bounded(path, max_decompressed())) if is_gzip(path) else path.open("rb")
 
 
 def read_bytes(path: Path) -> bytes:
     """The file's content, gunzipped when the name ends in ``.gz``."""
     if not path.is_file():
         raise DataError.at(path, None, "file not found")
-    data = path.read_bytes()
-    if path.suffix == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise DataError.at(path, None, f"not a valid gzip file ({exc})") from None
-    return data
+    with open_binary(path) as handle:
+        return handle.read()
 
 
 def read_text(path: Path) -> str:
@@ -49,8 +92,7 @@ def read_text(path: Path) -> str:
 def content_sha256(path: Path, chunk: int = 1 << 20) -> str:
     """sha256 of the content (of the decompressed content for ``.gz``), streamed."""
     digest = hashlib.sha256()
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
+    with open_binary(path) as handle:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
@@ -64,7 +106,7 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 def _decode_problem(path: Path) -> DataError:
     """The first line of ``path`` that is not UTF-8, found by streaming it (for a decoding error
     met while reading in large chunks, whose position says nothing about the line)."""
-    with path.open("rb") as handle:
+    with open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith(_UTF16_BOMS):
                 return DataError.at(path, None, "is UTF-16 (it starts with a UTF-16 byte-order mark); "
@@ -81,13 +123,14 @@ def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, st
     """Stream ``(line_number, line)`` of a UTF-8 text file (a BOM is dropped), one line in memory at a time.
 
     ``newline`` is :func:`open`'s: ``None`` splits on ``\\n``, ``\\r\\n`` and ``\\r`` and strips them;
-    ``""`` keeps the line ends, as :mod:`csv` needs.  Characters such as U+2028 or
-    ``\\x1c``, which ``str.splitlines`` would also split on, stay inside their line.
+    ``""`` keeps the line ends, as :mod:`csv` needs.  A ``.gz`` file is read decompressed, as it streams.
+    Characters such as U+2028 or ``\\x1c``, which ``str.splitlines`` would also split on, stay inside
+    their line.
     Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line.
     """
     if not path.is_file():
         raise DataError.at(path, None, "file not found")
-    with path.open("r", encoding="utf-8-sig", errors="strict", newline=newline) as handle:
+    with io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict", newline=newline) as handle:
         number = 0
         try:
             for number, line in enumerate(handle, start=1):

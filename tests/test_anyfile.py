@@ -1,12 +1,13 @@
 """A user's CSV/TSV/JSONL file as a corpus."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
 
 from preprocessing.anyfile import read_any_file
-from preprocessing.corpora import load_corpus
+from preprocessing.corpora import corpus_label, is_file_corpus, load_corpus
 from preprocessing.errors import DataError
 
 
@@ -35,7 +36,7 @@ def test_jsonl_accepts_booleans_and_numbers(tmp_path):
     assert [(r.id, r.label) for r in read_any_file(path).records] == [("1", 1), ("2", 0)]
 
 
-@pytest.mark.parametrize("name, content, options, problem", [
+BAD_FILES = [
     ("missing.csv", None, {}, r"missing.csv: file not found"),
     ("empty.csv", b"", {}, r"empty.csv: file is empty"),
     ("header.csv", b"text,label\n", {}, r"header.csv: no data rows"),
@@ -48,10 +49,60 @@ def test_jsonl_accepts_booleans_and_numbers(tmp_path):
     ("bad.jsonl", b'{"text": "a", "label": 1}\n{"text": \n', {}, r"bad.jsonl:2: invalid JSON"),
     ("keys.jsonl", b'{"text": "a"}\n', {}, r"keys.jsonl:1: missing key\(s\) label"),
     ("notes.txt", b"text,label\na,1\n", {}, r"notes.txt: unsupported file type .txt"),
-])
+]
+
+
+@pytest.mark.parametrize("name, content, options, problem", BAD_FILES)
 def test_bad_files_name_file_and_row(tmp_path, name, content, options, problem):
     path = tmp_path / name
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(DataError, match=problem):
         read_any_file(path, **options)
+
+
+# --- gzipped files: read as they stream, with the same checks, within a bound --------------------
+
+GOOD = {".csv": b'id,text,label\na,"hello, world",1\nb,plain,0\n',
+        ".tsv": b"id\ttext\tlabel\na\thello, world\t1\nb\tplain\t0\n",
+        ".jsonl": b'{"id": "a", "text": "hello, world", "label": 1}\n{"id": "b", "text": "plain", "label": 0}\n'}
+
+
+@pytest.mark.parametrize("suffix", list(GOOD))
+def test_a_gzipped_file_reads_as_the_file_itself(tmp_path, suffix):
+    plain, packed = tmp_path / f"mine{suffix}", tmp_path / f"mine{suffix}.gz"
+    plain.write_bytes(GOOD[suffix])
+    packed.write_bytes(gzip.compress(GOOD[suffix]))
+    dataset = load_corpus(str(packed), tmp_path / "unused")
+    assert [(r.id, r.text, r.label, r.split) for r in dataset.records] == \
+        [(r.id, r.text, r.label, r.split) for r in read_any_file(plain).records]
+    assert corpus_label(str(packed)) == "mine" and is_file_corpus("MINE.CSV.GZ")
+
+
+@pytest.mark.parametrize("name, content, options, problem", BAD_FILES)
+def test_a_gzipped_bad_file_is_refused_with_the_same_line(tmp_path, name, content, options, problem):
+    path = tmp_path / f"{name}.gz"
+    if content is not None:
+        path.write_bytes(gzip.compress(content))
+    with pytest.raises(DataError, match=f"{name}.gz{problem[len(name):]}"):
+        read_any_file(path, **options)
+
+
+@pytest.mark.parametrize("content", [b"text,label\na,1\n", gzip.compress(b"text,label\na,1\n" * 100)[:-12]])
+def test_a_file_named_gz_that_is_not_gzip_or_is_cut_short_is_one_line(tmp_path, content):
+    path = tmp_path / "mine.csv.gz"
+    path.write_bytes(content)
+    with pytest.raises(DataError, match=r"mine.csv.gz: not a valid gzip file"):
+        read_any_file(path)
+
+
+def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(tmp_path, monkeypatch):
+    path = tmp_path / "bomb.csv.gz"
+    path.write_bytes(gzip.compress(b"text,label\n" + b"0" * 5_000_000 + b",1\n"))  # 5 MB from 5 KB
+    assert path.stat().st_size < 10_000
+    monkeypatch.setenv("ISARCASM_MAX_GZIP_BYTES", "1000000")
+    with pytest.raises(DataError, match=r"^\S+bomb.csv.gz: decompresses to more than 1,000,000 bytes, the limit for "
+                                        r"a compressed file; set ISARCASM_MAX_GZIP_BYTES higher"):
+        read_any_file(path)
+    monkeypatch.delenv("ISARCASM_MAX_GZIP_BYTES")
+    assert len(read_any_file(path).records[0].text) == 5_000_000  # under the default 2 GiB

@@ -33,6 +33,17 @@ def test_cells_far_from_the_implementation_are_flagged_with_their_note():
     assert "- riloff/lstm f1_sarcastic: -0.160. smaller corpus" in text
 
 
+@pytest.mark.parametrize("train, smoke", [({"epochs": 2, "max_train": 600}, True),  # --quick
+                                          ({"epochs": 30, "max_train": 50}, False),  # an experiment file's cap
+                                          ({"epochs": 2, "max_train": None}, False)])
+def test_a_quick_runs_report_says_it_is_a_smoke_run_and_flags_nothing(train, smoke):
+    result = {**result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]), "train": train}
+    text = markdown_report(result)
+    assert ("**Smoke run** (`--quick`: 2 epoch(s) on at most 600 training texts)" in text) == smoke
+    assert ("not comparable" in text) == smoke
+    assert ("⚑" in text) != smoke and ("| 0.000 | — | -0.660 |" in text) == smoke
+
+
 def test_csv_has_one_row_per_metric_with_references():
     result = result_with([0.60, 0.70], [Reference("published", "f1_macro", 0.70)])
     rows = results_csv(result).splitlines()

@@ -72,7 +72,9 @@ def test_evaluate_and_predict_through_the_cli(finished_run, corpus_file):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["test"] == finished_run.metrics["test"]
     result = runner.invoke(main, ["predict", str(finished_run.directory), "--text", "coffee exam yeah right"])
-    assert result.exit_code == 0 and result.output.split("\t")[0] in {"sarcastic", "not_sarcastic"}
+    header, row = result.stdout.splitlines()
+    assert result.exit_code == 0 and header == "label\tp_sarcastic\ttext"
+    assert row.split("\t")[0] in {"sarcastic", "not_sarcastic"} and row.endswith("\tcoffee exam yeah right")
 
 
 def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
@@ -84,6 +86,7 @@ def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "| toy | lstm | f1_sarcastic | — | 0.500 |" in result.output
+    assert "**Smoke run**" in result.output and "⚑" not in result.output
     name = "toy-quick-embeddings-random"  # a variant never shares a name with the faithful protocol
     saved = json.loads((tmp_path / f"results/{name}.json").read_text())
     assert saved["seeds"] == [0, 1] and len(saved["cells"][0]["runs"]) == 2

@@ -1,28 +1,27 @@
 """The ``isarcasm`` group: global options, and every command attached.
 
 Each command family lives in its own module of this package.  User errors
-(:class:`IsarcasmError`) become one line on stderr and exit code 1.
+(:class:`IsarcasmError`) become one line on stderr and exit code 1; faults of the machine (a full disk,
+a folder without permission) one line too, exit code 74.
 """
 from __future__ import annotations
 
+import errno
 import logging
-import os
 
 import click
 
-# Hide TensorFlow's C++ log lines (a few start-up lines are printed before this takes effect).
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-
-from experiments.cli.benchmark import benchmark, cross_eval  # noqa: E402
-from experiments.cli.data import data  # noqa: E402
-from experiments.cli.embeddings import embeddings  # noqa: E402
-from experiments.cli.models import models  # noqa: E402
-from experiments.cli.preprocess import preprocess  # noqa: E402
-from experiments.cli.reproduce import report, reproduce  # noqa: E402
-from experiments.cli.train import evaluate, predict, train  # noqa: E402
-from experiments.runs.provenance import BACKENDS, use_backend  # noqa: E402
-from preprocessing.datadir import resolve_data_dir  # noqa: E402
-from preprocessing.errors import IsarcasmError, one_line  # noqa: E402
+from experiments.cli.benchmark import benchmark, cross_eval
+from experiments.cli.data import data
+from experiments.cli.embeddings import embeddings
+from experiments.cli.models import models
+from experiments.cli.preprocess import preprocess
+from experiments.cli.reproduce import report, reproduce
+from experiments.cli.train import evaluate, predict, train
+from experiments.runs.console import set_up_console
+from experiments.runs.provenance import BACKENDS, use_backend
+from preprocessing.datadir import resolve_data_dir
+from preprocessing.errors import IsarcasmError, one_line
 
 
 class _Group(click.Group):
@@ -38,6 +37,10 @@ class _Group(click.Group):
             raise _one_line(exc) from None
         except KeyboardInterrupt:
             raise _Interrupted() from None
+        except OSError as exc:
+            if exc.errno not in MACHINE_FAULTS:
+                raise
+            raise _MachineFault(exc) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -56,6 +59,33 @@ class _Interrupted(click.ClickException):
                          "resumes")
 
 
+_ELSEWHERE = "or choose another --output-dir / --results-dir"
+_ACCESS = f"give this user access to it (write access, where files go), {_ELSEWHERE}"
+_SPACE = f"free some space, {_ELSEWHERE}, and run the same command again"
+#: Faults of the machine, not of the command or its input (errno -> what happened, what to do). Every
+#: file is written to a temporary name and renamed once complete (experiments/runs/store.py), and a
+#: run is staged in a folder swapped in at the end, so nothing half-written is left to clean up.
+MACHINE_FAULTS = {
+    errno.ENOSPC: ("no space left on the device", _SPACE),
+    errno.EDQUOT: ("disk quota exceeded", _SPACE),
+    errno.EACCES: ("permission denied", _ACCESS),
+    errno.EPERM: ("operation not permitted", _ACCESS),
+    errno.EROFS: ("read-only file system", "choose another --output-dir / --results-dir"),
+}
+
+
+class _MachineFault(click.ClickException):
+    """A full disk, a folder without write permission...: one line naming the path and what to do, exit
+    code 74 (EX_IOERR of sysexits.h: an input/output error, not the user's input)."""
+
+    exit_code = 74
+
+    def __init__(self, exc: OSError):
+        problem, remedy = MACHINE_FAULTS[exc.errno]
+        where = f"{exc.filename}: " if exc.filename else ""
+        super().__init__(one_line(f"{where}{problem}; nothing half-written was kept; {remedy}"))
+
+
 def _one_line(exc: click.UsageError) -> click.UsageError:
     """The same error without the usage lines (a UsageError without a context prints only its message)."""
     command = exc.ctx.command_path if exc.ctx is not None else "isarcasm"
@@ -67,7 +97,7 @@ def _one_line(exc: click.UsageError) -> click.UsageError:
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--data-dir", type=click.Path(file_okay=False), envvar=None,
               help="Data directory (default: $ISARCASM_DATA, else ./data).")
-@click.option("-q", "--quiet", is_flag=True, help="Hide warnings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only results and errors (no warnings, no TensorFlow lines).")
 @click.option("--model-module", "model_modules", multiple=True, metavar="FILE.py",
               help="A Python file registering a model with baselines.register_model (repeatable).")
 @click.option("--backend", type=click.Choice(list(BACKENDS)), default=None,
@@ -79,7 +109,7 @@ def _one_line(exc: click.UsageError) -> click.UsageError:
 def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: tuple[str, ...],
          backend: str | None) -> None:
     """Classic neural sarcasm detectors and the iSarcasm (ACL 2020) baseline tables."""
-    logging.basicConfig(level=logging.ERROR if quiet else logging.WARNING, format="warning: %(message)s")
+    set_up_console(logging.ERROR if quiet else logging.WARNING)  # before anything imports TensorFlow
     if backend:
         use_backend(backend)  # before anything imports Keras (the plugins below do)
     ctx.obj = {"data_dir": resolve_data_dir(data_dir)}

@@ -22,7 +22,7 @@ from experiments.runs.store import writable_folder
 from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import IsarcasmError, json_shown
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
@@ -47,9 +47,12 @@ def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col
 
 
 def checked_texts(texts: tuple[str, ...]) -> list[str]:
-    """``--text`` values, refused when not UTF-8: an argument with bytes that are not UTF-8 reaches
-    Python as lone surrogates, which no output can print."""
+    """``--text`` values, refused when empty (as a file's empty text is: there is nothing to read) or
+    not UTF-8 (an argument with bytes that are not UTF-8 reaches Python as lone surrogates, which no
+    output can print)."""
     for number, text in enumerate(texts, start=1):
+        if not text.strip():
+            raise IsarcasmError(f"--text number {number}: empty text; give the text itself, or leave that --text out")
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -63,7 +66,8 @@ def data_dir(ctx: click.Context) -> Path:
 
 
 def echo_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    """``value`` as indented JSON, with the characters a terminal would act on escaped (:func:`json_shown`)."""
+    click.echo(json_shown(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 def json_option(func):

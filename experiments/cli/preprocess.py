@@ -21,7 +21,7 @@ from experiments.cli.options import (
     pop_preprocess_options,
     preprocess_options,
 )
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import IsarcasmError, shown
 from preprocessing.pipeline import Preprocessor
 
 
@@ -55,11 +55,11 @@ def preprocess(ctx, texts, corpus, split, limit, as_json, **options):
         echo_json({"config": asdict(config), **summary, "rows": rows})
         return
     for key, value in summary.items():
-        click.echo(f"{key}: {value}")
-    for row in rows:
+        click.echo(f"{key}: {shown(str(value))}")
+    for row in rows:  # a token or id may hold what a terminal acts on (ESC, an RLO): shown escaped
         label = f"[{row['id']} {row['label']}] " if "id" in row else ""
         cut = f"   ({row['cut']} tokens cut)" if row.get("cut") else ""
-        click.echo(f"{label}{' '.join(row['tokens'])}{cut}")
+        click.echo(f"{shown(label + ' '.join(row['tokens']))}{cut}")
 
 
 def _records(dataset, split: str, limit: int) -> list[dict]:

@@ -1,6 +1,7 @@
 """``isarcasm train``, ``evaluate`` and ``predict``."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
@@ -24,7 +25,7 @@ from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import FAILED, run_dir, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import IsarcasmError, shown
 from preprocessing.fileio import text_lines
 
 
@@ -126,7 +127,13 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
 @json_option
 @click.pass_context
 def predict(ctx, run_directory, texts, input_file, as_json):
-    """Print the probability and label a trained run gives each text."""
+    """Print the label a trained run gives each text and the probability of the sarcastic class.
+
+    Tab-separated, with a header: label, p_sarcastic (a run with more than two classes, or several
+    labels per text: one p_<class> column per class) and the text, its control and bidirectional
+    characters escaped (\\x1b, \\u202e).  A text longer than the run's max length is cut to it: a
+    warning line says which texts; ``--json`` gives every text's tokens_used, tokens_total and truncated.
+    """
     from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
 
     texts = checked_texts(texts)
@@ -136,11 +143,30 @@ def predict(ctx, run_directory, texts, input_file, as_json):
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
     run = load_run(Path(run_directory), data_dir(ctx))
     probabilities = run.probabilities(texts, by_length=True)
-    rows = [{"text": t, "label": label, "probabilities": dict(zip(run.label_names, map(float, p)))}
-            for t, label, p in zip(texts, run.labels(probabilities), probabilities)]
+    binary = len(run.label_names) == 2 and not run.multi_label
+    rows = [{"text": t, "label": label, **({"p_sarcastic": float(p[1])} if binary else {}),
+             "probabilities": dict(zip(run.label_names, map(float, p))),
+             "tokens_used": used, "tokens_total": total, "truncated": used < total}
+            for t, label, p, (used, total) in zip(texts, run.labels(probabilities), probabilities,
+                                                  run.token_counts(texts))]
+    _warn_cut(rows, run.inputs.preprocessor.max_len)
     if as_json:
         echo_json(rows)
         return
+    columns = ["p_sarcastic"] if binary else [f"p_{name}" for name in run.label_names]
+    click.echo("\t".join(["label", *map(shown, columns), "text"]))
     for row, p in zip(rows, probabilities):
-        shown = row["probabilities"].get(row["label"], p.max())  # multi-label: the most probable label's
-        click.echo(f"{row['label']}\t{shown:.3f}\t{row['text']}")
+        values = [row["p_sarcastic"]] if binary else p
+        click.echo("\t".join([shown(row["label"]), *(f"{v:.3f}" for v in values), shown(row["text"])]))
+
+
+def _warn_cut(rows: list[dict], max_len: int) -> None:
+    """One warning line naming the texts cut to the run's max length, with how much of each was read."""
+    cut = [(number, row) for number, row in enumerate(rows, start=1) if row["truncated"]]
+    if not cut:
+        return
+    listed = "; ".join(f"text {number}: {row['tokens_used']} of {row['tokens_total']} tokens"
+                       for number, row in cut[:5]) + ("; ..." if len(cut) > 5 else "")
+    logging.getLogger("isarcasm").warning(
+        f"{len(cut)} text{'s' if len(cut) != 1 else ''} longer than the run's max length ({max_len} tokens) "
+        f"{'were' if len(cut) != 1 else 'was'} cut to it, so predicted from part of the text ({listed})")

@@ -11,6 +11,24 @@ def _p(value: float | None) -> str:
     return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
 
 
+def rank_text(row: dict) -> str:
+    """A rank as shown: ``2``, or ``2=`` when shared with a model of the same score (files written
+    before ranks were shared have no ``shared``)."""
+    return f"{row['rank']}{'=' if row.get('shared') else ''}"
+
+
+def _stat(stats: dict | None, percent: bool = False) -> str:
+    """mean ± std of a statistic, or — where the cell has none (multi-class cells, older files)."""
+    if not stats:
+        return "—"
+    return (f"{stats['mean']:.1%} ± {stats['std']:.1%}" if percent else f"{stats['mean']:.3f} ± {stats['std']:.3f}")
+
+
+def _floor(cell: dict) -> str:
+    floor = cell.get("all_sarcastic")
+    return "—" if not floor else f"{floor[cell['metric']]:.3f} ({floor['sarcastic_share']:.0%} sarcastic)"
+
+
 def _significance(result: dict) -> list[str]:
     """How many comparisons look significant before and after correcting for their number."""
     rows = [row for cell in result["cells"] for row in cell["classics"] if row.get("p_holm") is not None]
@@ -37,19 +55,24 @@ def benchmark_summary(result: dict) -> list[str]:
         "",
         (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
          "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
-         f"the classic models whose runs exist. p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
+         "the classic models whose runs exist; models with equal means share a rank (2=), the next one gets the "
+         "rank after them. Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
+         "floor: the cell's metric when every text is labelled sarcastic (the share of sarcastic texts beside it). "
+         f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
         "",
-        f"| experiment | cell | metric | {model} (mean ± std) | rank | best other model | p vs best | p (Holm) |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| experiment | cell | metric | {model} (mean ± std) | macro-F1 | predicted sarcastic | all-sarcastic floor "
+        "| rank | best other model | p vs best | p (Holm) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for cell in result["cells"]:
         best = max(cell["classics"], key=lambda r: r["mean"], default=None)
         best_text = f"{best['model']} {best['mean']:.3f}" if best else "—"
         candidate = cell["candidate"]
-        lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {candidate['mean']:.3f} ± "
-                     f"{candidate['std']:.3f} | {cell['rank']} / {cell['of']} | {best_text} | "
+        lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {_stat(candidate)} | "
+                     f"{_stat(candidate.get('f1_macro'))} | {_stat(candidate.get('predicted_sarcastic'), True)} | "
+                     f"{_floor(cell)} | {rank_text(cell)} / {cell['of']} | {best_text} | "
                      f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
     lines += _significance(result)
     lines += failed_section(result.get("failed_runs", []))
@@ -63,23 +86,34 @@ def benchmark_summary(result: dict) -> list[str]:
     return lines
 
 
+def _model_row(name: str, ranked: dict, stats: dict) -> str:
+    """A model's first columns in a cell's table: rank, name, main metric, macro-F1, predicted share, seeds
+    (``ranked`` has the rank; a classic's row is both)."""
+    rank = rank_text(ranked) if "rank" in ranked else "—"
+    return (f"| {rank} | {name} | {_stat(stats)} | {_stat(stats.get('f1_macro'))} | "
+            f"{_stat(stats.get('predicted_sarcastic'), True)} | {len(stats['seeds'])}")
+
+
 def benchmark_markdown(result: dict) -> str:
     """The summary, then one table per cell with every model, its seeds and the p-value against it."""
     model = result["model"]
     lines = benchmark_summary(result)
     for cell in result["cells"]:
-        candidate = cell["candidate"]
-        own = f"{candidate['mean']:.3f} ± {candidate['std']:.3f} | {len(candidate['seeds'])}"
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
-                  f"{model} ranks {cell['rank']} of {cell['of']}.", "",
-                  f"| model | mean ± std | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
-                  "|---|---|---|---|---|---|---|",
-                  f"| **{model}** | {own} | | | | |"]
+                  f"{model} ranks {rank_text(cell)} of {cell['of']}.", "",
+                  f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | seeds | Δ {model} − model "
+                  "(paired seeds) | p | p (Holm) | p per seed |",
+                  "|---|---|---|---|---|---|---|---|---|---|",
+                  _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
         for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
             delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
             per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
-            lines.append(f"| {row['model']} | {row['mean']:.3f} ± {row['std']:.3f} | {len(row['seeds'])} | {delta} | "
-                         f"{_p(row['p_value'])} | {_p(row.get('p_holm'))} | {per_seed} |")
+            lines.append(_model_row(row["model"], row, row) + f" | {delta} | {_p(row['p_value'])} | "
+                         f"{_p(row.get('p_holm'))} | {per_seed} |")
+        floor = cell.get("all_sarcastic")
+        if floor:
+            lines.append(f"| | *all sarcastic* | *{floor[cell['metric']]:.3f}* | *{floor['f1_macro']:.3f}* | *100%* | "
+                         "| | | | |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
     return "\n".join(lines) + "\n"

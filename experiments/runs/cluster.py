@@ -36,6 +36,7 @@ from pathlib import Path
 
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
+from experiments.runs.console import set_up_worker_console
 from experiments.runs.scheduler import RunTask, by_cost, worker_environment
 from experiments.runs.store import RunFiles, refuse_other_run, store_run_files, writable_folder
 from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
@@ -149,7 +150,7 @@ def _start(ray, address: str | None) -> None:
         if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
             ray.init(address=address, runtime_env=runtime_env)
         else:
-            ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING,
+            ray.init(address=address, include_dashboard=False, logging_level=logging.getLogger().getEffectiveLevel(),
                      runtime_env=runtime_env)
     except ConnectionError as exc:
         raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc}); "
@@ -209,6 +210,7 @@ def _train_on_node(task: RunTask, dataset: Dataset, checksums: dict[str, str], v
     """One run on a worker node: train it in a temporary folder and return its files."""
     import ray  # on a Ray worker: Ray is there
 
+    set_up_worker_console()  # before the plugins import TensorFlow
     _load_plugins(shipped.plugins)
     node = {"hostname": socket.gethostname(), "ray_node_id": ray.get_runtime_context().get_node_id(),
             "pid": os.getpid()}

@@ -82,6 +82,14 @@ class TrainedRun:
         return require_finite(probabilities, f"probabilities from the model of {self.directory}")
 
 
+    def token_counts(self, texts: list[str]) -> list[tuple[int, int]]:
+        """(tokens the model reads, tokens the text has) for each text: a text longer than the run's
+        max_len is cut to it (which end is kept: the run's ``truncation``), and a prediction made on
+        part of a text should say so."""
+        preprocessor = self.inputs.preprocessor
+        return [(min(len(tokens), preprocessor.max_len), len(tokens)) for tokens in preprocessor.tokenize(texts)]
+
+
 def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     """The finished run in ``directory``; a folder that is not one, or a damaged run (an unreadable
     metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
@@ -279,5 +287,9 @@ def evaluate_run(run: TrainedRun, dataset: Dataset, threshold: float | None = No
         "test": score(gold, probabilities, threshold, dataset.multi_label),
     }
     write_text(place.predictions, predictions_tsv([r.id for r in records], gold, probabilities, dataset.multi_label))
-    write_json(place.path, result)  # last: the metrics mark the evaluation saved
+    try:
+        write_json(place.path, result)  # last: the metrics mark the evaluation saved
+    except BaseException:  # a full disk: no predictions without their metrics are left behind
+        place.predictions.unlink(missing_ok=True)
+        raise
     return place.returned(result, reused=False)

@@ -31,6 +31,7 @@ from typing import Protocol
 
 from tqdm import tqdm
 
+from experiments.runs.console import chatty, set_up_worker_console, worker_level
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.training import RunResult, train_run
 from preprocessing.corpora import load_corpus
@@ -95,7 +96,8 @@ def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Exec
     one of the results, and the sweep goes on past it; one line at the end says how many failed.
     """
     results: dict[int, RunResult] = {}
-    progress = tqdm(total=len(tasks), desc=description, unit="run", dynamic_ncols=True, disable=not tasks)
+    progress = tqdm(total=len(tasks), desc=description, unit="run", dynamic_ncols=True,
+                    disable=not tasks or not chatty())
 
     def finished(index: int, result: RunResult) -> None:
         results[index] = result
@@ -135,7 +137,7 @@ class LocalExecutor:
         threads = max(1, cores() // self.jobs)
         pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_start_worker,
-                                   initargs=(threads, plugin_files(), logging.getLogger().level))
+                                   initargs=(threads, plugin_files()))
         try:
             futures = {pool.submit(_train_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
             for future in as_completed(futures):
@@ -159,18 +161,19 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 def worker_environment(threads: int) -> dict[str, str]:
     """A training worker's environment, set before TensorFlow is imported (local processes and Ray
     tasks alike): ``threads`` threads for its ops, TensorFlow's C++ logs quiet unless the user set
-    them, and this process' Keras backend."""
+    them, this process' log level (``-q``) and Keras backend."""
     env = {"TF_NUM_INTRAOP_THREADS": str(threads), "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": str(threads),
-           "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
+           "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "3"), **worker_level()}
     if os.environ.get("KERAS_BACKEND"):
         env["KERAS_BACKEND"] = os.environ["KERAS_BACKEND"]
     return env
 
 
-def _start_worker(threads: int, plugins: list[str], log_level: int) -> None:
-    """Before TensorFlow is imported: its thread pools, the parent's log level and model plugins."""
+def _start_worker(threads: int, plugins: list[str]) -> None:
+    """Before TensorFlow is imported: its thread pools, the parent's console (log level, TensorFlow's
+    start-up lines filtered) and model plugins."""
     os.environ.update(worker_environment(threads))
-    logging.basicConfig(level=log_level, format="warning: %(message)s")
+    set_up_worker_console()
     from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
 
     load_plugins(plugins)

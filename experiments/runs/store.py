@@ -99,21 +99,48 @@ def run_places(root: Path, experiment: str, corpus: str, model: str, seed: int, 
     return [own, *twin_runs(root, experiment, corpus, model, seed, fold)]
 
 
+def json_text(value) -> str:
+    """How every JSON file of the store is written: indented, UTF-8, anything else as its str."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
 def write_json(path: Path, value) -> None:
     """Write JSON atomically (temp file in the same directory, then rename)."""
-    write_text(path, json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_text(path, json_text(value))
 
 
 def write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    os.chmod(tmp, usual_mode())
+    """Write ``text`` atomically: a temporary file beside ``path``, renamed over it once complete, so
+    a full disk or a kill leaves the old file or none, never half of one."""
+    _replace(_staged(path, text), path)
+
+
+def _staged(path: Path, text: str) -> Path:
+    """``text`` in a temporary file beside ``path`` (removed if it cannot be written in full); an
+    OSError names ``path`` (a failed ``write`` knows no file name)."""
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        exc.filename = exc.filename or str(path.parent)
+        raise
+    try:
+        os.chmod(tmp, usual_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            exc.filename = str(path)
+        raise
+    return Path(tmp)
+
+
+def _replace(staged: Path, path: Path) -> None:
+    try:
+        os.replace(staged, path)
+    except BaseException:
+        staged.unlink(missing_ok=True)
         raise
 
 
@@ -127,6 +154,16 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
     """
     name = safe_name(result["experiment"], "experiment")
     paths = [results_root / f"{name}.{ext}" for ext in ("json", "csv", "md")]
+    texts = [json_text(result), csv_text, markdown]
+    staged: list[tuple[Path, Path]] = []
+    try:  # every file written in full before any is put in place: a full disk leaves the earlier set as it was
+        for path, text in zip(paths, texts):
+            if text is not None:
+                staged.append((_staged(path, text), path))
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
     if paths[0].is_file():
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(paths[0].stat().st_mtime))
         kept = results_root / PREVIOUS
@@ -135,10 +172,8 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
             if path.is_file():
                 path.replace(kept / f"{path.stem}-{stamp}{path.suffix}")
         print(f"earlier {paths[0].stem} results moved to {kept}/ (suffix -{stamp})", file=sys.stderr)
-    write_json(paths[0], result)
-    if csv_text is not None:
-        write_text(paths[1], csv_text)
-    write_text(paths[2], markdown)
+    for tmp, path in staged:
+        _replace(tmp, path)
     return [path for path in paths if path.is_file()]
 
 
@@ -286,7 +321,7 @@ def evaluation_paths(directory: Path, corpus: str, key: str) -> tuple[Path, Path
     """
     if not re.fullmatch(r"[0-9a-f]{%d,}" % EVALUATION_KEY_CHARS, key):
         raise ValueError(f"not an evaluation key: {key!r}")
-    folder, name = directory / EVALUATIONS, f"{Path(corpus).stem}-{key[:EVALUATION_KEY_CHARS]}"
+    folder, name = directory / EVALUATIONS, f"{corpus_label(corpus)}-{key[:EVALUATION_KEY_CHARS]}"
     return folder / f"{name}.json", folder / f"{name}.predictions.tsv"
 
 
@@ -434,6 +469,12 @@ class RunWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+    def home(self, path: str) -> str:
+        """Where a staged file would have gone: an error about ``path`` names the run, not the
+        staging folder that :meth:`abort` removes."""
+        staged = Path(path)
+        return str(self.directory / staged.relative_to(self.staging)) if staged.is_relative_to(self.staging) else path
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from tqdm import tqdm
 from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
-from preprocessing.checksums import file_checksums
+from experiments.runs.console import chatty
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
@@ -45,6 +45,7 @@ from experiments.runs.store import (
     write_text,
 )
 from experiments.runs.trajectory import THRESHOLD_RULES, choose_in, save_record
+from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
@@ -278,9 +279,10 @@ def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
         started = time.time()
         set_determinism(plan.seed)
         data = _inputs(plan)
-        built = _compile(plan, data, options.verbose)
+        verbose = options.verbose if chatty() else 0  # -q: results and errors only
+        built = _compile(plan, data, verbose)
         try:
-            fitted = _fit_and_select(plan, built.network, data, options.verbose,
+            fitted = _fit_and_select(plan, built.network, data, verbose,
                                      writer.tensorboard_dir() if options.tensorboard else None)
             return _write(plan, writer, data, built, fitted, started)
         except NonFinite as exc:
@@ -288,8 +290,10 @@ def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
                        "seed": plan.seed, "failed": str(exc), "train_seconds": round(time.time() - started, 1)}
             write_json(writer.path(FAILED), failure)
             return failure
-    except BaseException:
+    except BaseException as exc:
         writer.abort()
+        if isinstance(exc, OSError):  # a full disk: name the run, not its removed staging folder
+            exc.filename = writer.home(str(exc.filename)) if exc.filename else str(writer.directory)
         raise
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.reports.kinds import save_result
+from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS
@@ -233,8 +234,44 @@ def _commands(experiment: str, absent: list[dict], seeds: list[int], command: tu
             for (cell, model), seeds_missing in runs.items()]
 
 
+def competition_ranks(means: dict[str, float]) -> dict[str, dict]:
+    """Standard competition ranking ("1224") of ``means`` (name -> score, higher is better): names with
+    equal scores share a rank, marked ``shared``, and the next name gets the rank after the tied group.
+
+    A model is never ranked above one it ties with: a model at F1 0.000 tied with six others is
+    "2=" of 8, not 2."""
+    ranks = {}
+    for name, mean in means.items():
+        equal = sum(_same(other, mean) for other in means.values())
+        ranks[name] = {"rank": 1 + sum(other > mean and not _same(other, mean) for other in means.values()),
+                       "shared": equal > 1}
+    return ranks
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal scores up to floating-point noise (means over the same seeds summed in another order)."""
+    return abs(a - b) <= 1e-12
+
+
+def _profile(scored: list[Scored]) -> dict:
+    """What the table shows beside a model's main metric: its macro-F1 and, for a binary cell, the
+    share of test texts it predicts sarcastic (at each run's threshold) over its seeds."""
+    binary = all("f1_sarcastic" in s.metrics for s in scored)
+    return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
+            "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
+            if binary else None}
+
+
+def _floor(scored: list[Scored]) -> dict | None:
+    """The cell's all-sarcastic floor (binary cells), from the gold labels of its test predictions."""
+    if not all("f1_sarcastic" in s.metrics for s in scored):
+        return None
+    return all_sarcastic_floor(float(np.mean(scored[0].read().gold == 1)))
+
+
 def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dict:
-    """The candidate's rank among the classic models present, and a paired test against each of them."""
+    """The candidate's rank among the classic models present (ties shared), a paired test against
+    each of them, every model's macro-F1 and predicted-sarcastic share, and the cell's all-sarcastic floor."""
     metric = main_metric(cell.candidate[0].metrics)
     values = {s.seed: s.metrics[metric] for s in cell.candidate}
     own = summary_stats(list(values.values()))
@@ -248,19 +285,24 @@ def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dic
         paired = test["seeds"]
         theirs = {s.seed: s.metrics[metric] for s in scored}
         rows.append({"model": classic, **summary_stats(list(theirs.values())), "seeds": sorted(theirs),
+                     **_profile(scored),
                      "delta": float(np.mean([values[s] - theirs[s] for s in paired])) if paired else None,
                      "p_value": test["combined"]["p_value"] if paired else None,
                      "p_per_seed": {str(s): r["p_value"] for s, r in test["per_seed"].items()},
                      "test": test})
+    ranks = competition_ranks({model: own["mean"], **{row["model"]: row["mean"] for row in rows}})
+    for row in rows:
+        row.update(ranks[row["model"]])
     return {
         "experiment": cell.experiment,
         "cell": cell.label,
         "metric": metric,
         "model": model,
-        "candidate": {**own, "seeds": sorted(values)},
-        "rank": 1 + sum(r["mean"] > own["mean"] for r in rows),
+        "candidate": {**own, "seeds": sorted(values), **_profile(cell.candidate)},
+        **ranks[model],
         "of": len(rows) + 1,
         "classics": rows,
+        "all_sarcastic": _floor(cell.candidate),
         "not_found": [m for m, scored in cell.classics.items() if not scored],
     }
 

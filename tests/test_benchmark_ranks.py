@@ -1,0 +1,61 @@
+"""Benchmark ranks share ties (standard competition ranking), and its tables show every model's
+macro-F1 and predicted-sarcastic share beside the cell's all-sarcastic floor."""
+import numpy as np
+import pytest
+
+from experiments.reports.benchmark import benchmark_markdown
+from experiments.runs.metrics import classification_metrics
+from experiments.runs.store import predictions_tsv
+from experiments.studies.benchmark import BenchCell, competition_ranks, summarise
+from experiments.studies.cross_eval import Scored
+
+GOLD = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0])  # 3 of 10 sarcastic: floor F1 = 2*0.3/1.3
+
+
+def test_tied_models_share_the_rank_of_their_group_and_the_next_one_skips_it():
+    ranks = competition_ranks({"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.3, "e": 0.5})
+    assert {name: (r["rank"], r["shared"]) for name, r in ranks.items()} == {
+        "a": (1, False), "b": (2, True), "c": (2, True), "e": (2, True), "d": (5, False)}
+
+
+def test_a_model_tied_with_six_others_below_one_is_2_equal_not_2():
+    means = {"candidate": 0.0, "best": 0.4, **{f"m{k}": 0.0 for k in range(6)}}
+    ranks = competition_ranks(means)
+    assert ranks["candidate"] == {"rank": 2, "shared": True}
+    assert competition_ranks({"x": 0.1 + 0.2, "y": 0.3})["x"] == {"rank": 1, "shared": True}  # float noise is a tie
+
+
+def _scored(tmp_path, name: str, predicted: list[int]) -> Scored:
+    """A run of one seed predicting ``predicted`` on GOLD, with its metrics and predictions file."""
+    probabilities = np.array([[0.2, 0.8] if p else [0.7, 0.3] for p in predicted])
+    path = tmp_path / f"{name}.tsv"
+    path.write_text(predictions_tsv([f"t{i}" for i in range(len(GOLD))], np.eye(2)[GOLD], probabilities, False))
+    return Scored(0, tmp_path, classification_metrics(GOLD, np.array(predicted)), path, 0.5)
+
+
+def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_floor(tmp_path):
+    perfect = [1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    none = [0] * 10
+    cell = BenchCell("table7", "iSarcasm", [_scored(tmp_path, "cand", none)],
+                     {"good": [_scored(tmp_path, "good", perfect)], "zero": [_scored(tmp_path, "zero", none)],
+                      "all": [_scored(tmp_path, "all", [1] * 10)]})
+    summary = summarise(cell, "cand", "bootstrap", 50)
+    # F1(sarcastic): good 1.0, all 2*.3/1.3 = 0.4615, cand 0, zero 0 -> 1, 2, 3=, 3=
+    assert (summary["rank"], summary["shared"], summary["of"]) == (3, True, 4)
+    rows = {row["model"]: row for row in summary["classics"]}
+    assert [(rows[m]["rank"], rows[m]["shared"]) for m in ("good", "all", "zero")] == [(1, False), (2, False),
+                                                                                      (3, True)]
+    assert rows["all"]["predicted_sarcastic"]["mean"] == 1.0
+    assert summary["candidate"]["predicted_sarcastic"]["mean"] == 0
+    assert rows["good"]["f1_macro"]["mean"] == 1.0
+    assert summary["all_sarcastic"]["f1_sarcastic"] == pytest.approx(0.6 / 1.3)
+    assert summary["all_sarcastic"]["f1_macro"] == pytest.approx(0.3 / 1.3)
+    assert rows["all"]["mean"] == pytest.approx(summary["all_sarcastic"]["f1_sarcastic"])  # the floor is that model
+
+    markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
+                                   "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+    assert "| 3= / 4 |" in markdown and "cand ranks 3= of 4." in markdown
+    assert "| 0.462 (30% sarcastic) |" in markdown  # the summary's floor column
+    assert "| 3= | zero | 0.000 ± 0.000 |" in markdown and "| 3= | **cand** | 0.000 ± 0.000 |" in markdown
+    assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | 1 |" in markdown
+    assert "| | *all sarcastic* | *0.462* | *0.231* | *100%* |" in markdown
