@@ -152,8 +152,20 @@ def _train_option(f, hint):
     flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
     if hint is bool:
         return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
-    kind = click.Choice(f.metadata["choices"]) if f.metadata["choices"] else hint
-    return click.option(flag, f.name, type=kind, default=f.default, show_default=True, help=f.metadata["help"])
+    return click.option(flag, f.name, type=option_type(f, hint), default=f.default, show_default=True,
+                        help=f.metadata["help"])
+
+
+def option_type(f, hint):
+    """The click type of a settings field: its choices, its declared range (so ``--epochs 0`` is a
+    usage error naming the range, like a file's ``epochs = 0``), or its plain type."""
+    if f.metadata.get("choices"):
+        return click.Choice(f.metadata["choices"])
+    limits = f.metadata.get("range")
+    if limits is None or hint not in (int, float):
+        return hint
+    kind = click.IntRange if hint is int else click.FloatRange
+    return kind(limits.low, limits.high, min_open=limits.low_open, max_open=limits.high_open)
 
 
 def training_options(func):
@@ -218,10 +230,8 @@ def preprocess_options(func):
         kind = _plain_type(hints[f.name])
         if kind is bool:
             option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
-        elif f.metadata["choices"]:
-            option = click.option(flag, f.name, type=click.Choice(f.metadata["choices"]), default=None, help=help_text)
         else:
-            option = click.option(flag, f.name, type=kind, default=None, help=help_text)
+            option = click.option(flag, f.name, type=option_type(f, kind), default=None, help=help_text)
         func = option(func)
     return func
 
