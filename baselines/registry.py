@@ -24,6 +24,7 @@ import numpy as np
 from keras import layers
 
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import require_file
 from preprocessing.registry import Registry
 
 from .common import INPUTS, Encoded, check_matrix, classifier_heads, context_input, embedding_layer, tokens_input
@@ -163,8 +164,7 @@ def load_model(path: str | Path, compile: bool = True) -> keras.Model:
     loading needs: ``keras.saving.load_model`` works too once it is imported.
     """
     path = Path(path)
-    if not path.is_file():
-        raise IsarcasmError(f"{path}: no such model file (a .keras file written by a training run)")
+    require_file(path, f"{path}: no such model file (a .keras file written by a training run)")
     with warnings.catch_warnings():
         # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
         # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.

@@ -42,7 +42,7 @@ import numpy as np
 
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import usual_mode
+from preprocessing.fileio import require_file, usual_mode
 
 from .word2vec import train_word2vec
 
@@ -73,15 +73,13 @@ def vectors_path(spec: str | Path | None, data_dir: Path) -> Path | None:
         return None
     default = spec is None or str(spec) == DEFAULT
     path = default_vectors_path(data_dir) if default else Path(spec).expanduser()
-    if not path.is_file():
-        how = (
-            "pass --embeddings PATH (a GloVe/word2vec text file) or --embeddings random"
-            if not default
-            else "run `isarcasm data fetch glove --mirror DIR`, pass --embeddings PATH "
-                 "(a GloVe/word2vec text file), or --embeddings random"
-        )
-        raise DataError.at(path, None, f"word vectors file not found; {how}")
-    return path
+    how = (
+        "pass --embeddings PATH (a GloVe/word2vec text file) or --embeddings random"
+        if not default
+        else "run `isarcasm data fetch glove --mirror DIR`, pass --embeddings PATH "
+             "(a GloVe/word2vec text file), or --embeddings random"
+    )
+    return require_file(path, f"{path}: word vectors file not found; {how}")
 
 
 @dataclass(frozen=True)

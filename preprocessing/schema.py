@@ -138,3 +138,15 @@ def from_mapping(cls, data, source: str | Path, ignore_unknown: bool = False):
         float_only = kinds(cls, name) == {float}
         values[name] = float(value) if float_only and isinstance(value, int) else value
     return cls(**values)
+
+
+def checked(cls, name: str, value, source: str | Path, key: str | None = None):
+    """``value`` when field ``name`` of ``cls`` may hold it (None never: a file's value is given);
+    else a one-line :class:`DataError` naming ``source`` and ``key`` (the file's own key, ``name``
+    unless said).  For a file's value that follows a setting's declaration without being that setting
+    (a run's fitted ``max_len``)."""
+    field = next(f for f in fields(cls) if f.name == name)
+    wrong = problem(cls, field, value) if value is not None else f"must be {_wanted(cls, field)}, not none"
+    if wrong:
+        raise DataError.at(source, None, f"{key or name} {wrong}")
+    return value

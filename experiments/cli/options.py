@@ -23,6 +23,7 @@ from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import surrogate_at, surrogate_problem
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
@@ -33,7 +34,7 @@ def file_corpus_options(func):
         click.option("--text-col", default="text", show_default=True, help="Text column of a file corpus."),
         click.option("--label-col", default="label", show_default=True, help="Label column of a file corpus (0/1, true/false or sarcastic/not_sarcastic)."),
         click.option("--split-col", default=None, help="Split column of a file corpus (default: every row is 'test')."),
-        click.option("--text-file", type=click.Path(dir_okay=False), default=None,
+        click.option("--text-file", default=None,
                      help="id<TAB>text file supplying tweet text for 'isarcasm-ids'."),
     ]):
         func = option(func)
@@ -47,14 +48,12 @@ def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col
 
 
 def checked_texts(texts: tuple[str, ...]) -> list[str]:
-    """``--text`` values, refused when not UTF-8: an argument with bytes that are not UTF-8 reaches
-    Python as lone surrogates, which no output can print."""
+    """``--text`` values, refused when one holds a lone surrogate (an argument with bytes that are not
+    UTF-8 reaches Python as lone surrogates), in the words a file's text is refused with."""
     for number, text in enumerate(texts, start=1):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise IsarcasmError(f"--text number {number} is not valid UTF-8 (character {exc.start + 1}); "
-                                "pass UTF-8 text") from None
+        index = surrogate_at(text)
+        if index is not None:
+            raise IsarcasmError(f"--text number {number}: {surrogate_problem(text, index)}")
     return list(texts)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from experiments.runs import provenance
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, require_finite, score
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
@@ -30,7 +31,7 @@ from experiments.runs.store import (
 )
 from experiments.runs.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256
 from preprocessing.records import Dataset, Record
 
@@ -97,22 +98,55 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     if (directory / ENTRANT).is_file():
         raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
                             f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")
-    config = read_config(directory)
-    missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
-    if missing:
-        raise IsarcasmError(f"{directory / CONFIG} is damaged (no {', '.join(missing)}); rerun its experiment "
-                            "or `isarcasm train` to train it again")
+    config = run_config(directory)
     model = load_model(directory / MODEL, compile=False)
     try:
         inputs = ModelInputs.load(directory, data_dir)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IsarcasmError(f"{directory}: damaged preprocessing files ({type(exc).__name__}: {exc})") from None
+    _check_inputs(directory, model, inputs)
     _check_vocabulary(directory, model, inputs)
     return TrainedRun(directory, config, model, inputs, data_dir)
 
 
+def run_config(directory: Path) -> dict:
+    """The run's config.json, with what using the run reads from it checked: the corpus name, the
+    label names (distinct strings), the training settings (every value as TrainConfig declares it;
+    keys it does not know are left alone, for runs of other versions) and the model's settings.
+    A damaged or edited file is one line naming it and the key."""
+    path = directory / CONFIG
+    config = read_config(directory)
+    missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
+    if missing:
+        raise IsarcasmError(f"{path} is damaged (no {', '.join(missing)}); rerun its experiment "
+                            "or `isarcasm train` to train it again")
+    labels = config["label_names"]
+    if not isinstance(config["corpus"], str):
+        raise DataError.at(path, None, f"corpus must be a corpus name, not {config['corpus']!r}")
+    if not isinstance(labels, list) or not labels or not all(isinstance(n, str) for n in labels) \
+            or len(set(labels)) != len(labels):
+        raise DataError.at(path, None, f"label_names must be a list of distinct names, not {labels!r}")
+    TrainConfig.from_dict(config["train"], f"{path}: train", ignore_unknown=True)
+    if not isinstance(config["model_config"], dict) or not isinstance(config["model_config"].get("multi_label", False),
+                                                                       bool):
+        raise DataError.at(path, None, "model_config must be an object whose multi_label is true or false")
+    return config
+
+
 #: What a run's config.json must hold for the run to be used.
 RUN_CONFIG_KEYS = ("corpus", "label_names", "train", "model_config")
+
+
+def _check_inputs(directory: Path, model, inputs: ModelInputs) -> None:
+    """inputs.json must name the model's inputs (with the lexicon width the model reads): another list
+    would fail inside Keras at the first prediction."""
+    wanted = {tensor.name: tensor.shape for tensor in model.inputs}
+    if set(wanted) != set(inputs.input_names):
+        raise IsarcasmError(f"{directory}: inputs.json names the inputs {', '.join(inputs.input_names)} but the "
+                            f"model reads {', '.join(sorted(wanted))}; the run's files are mixed up: train it again")
+    if "lexicon" in wanted and wanted["lexicon"][-1] != inputs.lexicon_dim:
+        raise IsarcasmError(f"{directory}: inputs.json scales {inputs.lexicon_dim} lexicon features but the model "
+                            f"reads {wanted['lexicon'][-1]}; the run's files are mixed up: train it again")
 
 
 def _check_vocabulary(directory: Path, model, inputs: ModelInputs) -> None:

@@ -15,6 +15,7 @@ from experiments.runs.metrics import METRICS
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import safe_name
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import require_file
 
 TABLES = Path(__file__).resolve().parent / "tables"
 HUMAN = "manual-labelling"
@@ -85,10 +86,9 @@ def load_experiment(name_or_path: str) -> Experiment:
         if not path.is_file():
             raise IsarcasmError(f"unknown experiment '{name_or_path}' (known: {', '.join(available())}, "
                                 "or a path to a .toml file)")
+    require_file(path, f"{path}: experiment file not found")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise IsarcasmError(f"{path}: experiment file not found") from None
     except OSError as exc:
         raise IsarcasmError(f"{path}: cannot read the experiment file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
