@@ -93,9 +93,17 @@ def problem(cls, field, value) -> str | None:
     if choices and value not in choices:
         return f"must be one of {', '.join(choices)}, not {value!r}"
     limits = field.metadata.get("range")
-    if number and (not math.isfinite(value) or (limits is not None and value not in limits)):
+    if number and (not _finite(value) or (limits is not None and value not in limits)):
         return f"must be {_wanted(cls, field)}, not {value!r}"
     return None
+
+
+def _finite(value: int | float) -> bool:
+    """Whether ``value`` is finite as the float a float setting makes of it (an int beyond 1.8e308 is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _wanted(cls, field) -> str:

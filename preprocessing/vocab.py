@@ -90,7 +90,8 @@ class Vocabulary:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise DataError.at(source, None, "malformed vocabulary ('tokens' must be a list of strings); re-create it")
         if not isinstance(counts, list) or not all(type(n) is int and n >= 0 for n in counts):
-            raise DataError.at(source, None, "malformed vocabulary ('counts' must be a list of whole numbers from 0); re-create it")
+            raise DataError.at(source, None, "malformed vocabulary ('counts' must be a list of whole numbers from 0); "
+                                             "re-create it")
         try:
             return cls(tokens, counts)
         except ValueError as exc:

@@ -43,7 +43,8 @@ CELL = "[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n"
     ("title = 3\n" + CELL, "'title' must be a string, not 3"),
     ("metrics = 'f1_macro'\n" + CELL, "'metrics' must be a list"),
     ("train = 3\n" + CELL, "'train' must be a table, not 3"),
-    ("[train]\nepochs = 1.5\n" + CELL, r"\[train\]: epochs must be a whole number at least 1 and at most 100,000, not 1.5"),
+    ("[train]\nepochs = 1.5\n" + CELL,
+     r"\[train\]: epochs must be a whole number at least 1 and at most 100,000, not 1.5"),
     ("[train]\nepochs = inf\n" + CELL, r"\[train\]: epochs must be a whole number .*, not inf"),
     ("[train]\nepochs = nan\n" + CELL, r"\[train\]: epochs must be a whole number .*, not nan"),
     ("[train]\nbatch_size = 1e18\n" + CELL, r"\[train\]: batch_size must be a whole number .*, not 1e\+18"),
@@ -141,4 +142,5 @@ def test_file_options_say_not_a_regular_file_for_a_directory_fifo_or_device(tmp_
                        (["--model-module", "/dev/null", "models", "list"], "a character device"),
                        (["embeddings", "info", "--embeddings", str(fifo)], "a FIFO")):
         one_line(CliRunner().invoke(main, [*run, *args]), rf": not a regular file \({kind}\); give the path of a file$")
-    one_line(CliRunner().invoke(main, [*run, "data", "stats", str(tmp_path / "absent.csv")]), r"absent.csv: file not found")
+    one_line(CliRunner().invoke(main, [*run, "data", "stats", str(tmp_path / "absent.csv")]),
+             r"absent.csv: file not found")

@@ -36,7 +36,8 @@ FILE_EXAMPLES = settings(max_examples=300)
 words = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFFFD, blacklist_categories=("Cs", "Cc")),
                 max_size=12)
 numbers = st.one_of(st.integers(-3, 200), st.integers(min_value=-(2 ** 63), max_value=2 ** 63 - 1),
-                    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.5, 1e-3, 1e18, 0.0, 1.0]))
+                    st.floats(allow_nan=True, allow_infinity=True),
+                    st.sampled_from([0.5, 1e-3, 1e18, 0.0, 1.0, 10 ** 400]))
 scalars = st.one_of(numbers, st.booleans(), words, st.sampled_from(["best", "none", "all", "glove", "keep", "pre"]))
 values = st.one_of(scalars, st.lists(scalars, max_size=3), st.dictionaries(words, scalars, max_size=2))
 
