@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import traceback
+import typing
 from dataclasses import fields
 from pathlib import Path
 
@@ -65,13 +66,60 @@ def one_line_naming(error: BaseException, path: Path, keys) -> None:
     assert any(str(key) in message for key in keys), (message, keys)
 
 
-def same(used, given) -> bool:
-    return used == given and type(used) in (type(given), float)
+def same(used, given, cls, key: str) -> bool:
+    """``used`` is the value given, as the setting's type (a whole number given for a float setting
+    is that float: one value, one configuration hash)."""
+    wanted = float if typing.get_type_hints(cls)[key] in (float, float | None) and type(given) is int else type(given)
+    return used == given and type(used) is wanted
+
+
+def valid(setting, kind) -> st.SearchStrategy:
+    """Values the declaration allows (its choices; whole numbers or finite numbers in its range)."""
+    limits = setting.metadata.get("range")
+    if setting.metadata.get("choices"):
+        return st.sampled_from(setting.metadata["choices"])
+    if kind is bool:
+        return st.booleans()
+    if kind in (int, float):
+        low = limits.low if limits and limits.low is not None else -1e6
+        high = limits.high if limits and limits.high is not None else 1e6
+        if kind is int:
+            return st.integers(int(low), int(high))
+        numbers_in = st.floats(low, high, exclude_min=bool(limits and limits.low_open),
+                               exclude_max=bool(limits and limits.high_open))
+        whole = st.integers(int(low), int(high)).filter(lambda x: limits is None or x in limits)  # 1 for 1.0
+        return st.one_of(numbers_in, whole).filter(lambda x: x != setting.default)
+    return words
+
+
+def edges(setting) -> st.SearchStrategy:
+    """Values at and just beyond the ends of a setting's range, and of its neighbours' types."""
+    limits = setting.metadata.get("range")
+    ends = [limits.low, limits.high] if limits else []
+    near = [v + d for v in ends if v is not None for d in (-1, -1e-9, 0, 1e-9, 1)]
+    return st.sampled_from([*near, 0, -1, 1.5, True, "", "1"])
+
+
+@st.composite
+def tables(draw, cls, unknown: list[str]):
+    """A table of up to three of ``cls``'s settings (or unknown keys): allowed values mostly, edge
+    values and any value sometimes."""
+    declared = {f.name: f for f in fields(cls)}
+    hints = typing.get_type_hints(cls)
+    names = draw(st.lists(st.sampled_from([*declared, *unknown]), max_size=3, unique=True))
+    table = {}
+    for name in names:
+        if name not in declared:
+            table[name] = draw(values)
+            continue
+        kind = next(k for k in (bool, int, float, str) if k == hints[name] or k in typing.get_args(hints[name]))
+        good = valid(declared[name], kind)
+        table[name] = draw(st.one_of(good, good, good, good, edges(declared[name]), values))
+    return table
 
 
 TRAIN_FIELDS = [f.name for f in fields(TrainConfig)]
-train_tables = st.dictionaries(st.one_of(st.sampled_from(TRAIN_FIELDS), st.sampled_from(["epoch", "seed", "lr"])),
-                               values, max_size=4)
+train_tables = tables(TrainConfig, ["epoch", "seed"])
 
 
 @FILE_EXAMPLES
@@ -86,7 +134,7 @@ def test_an_experiment_train_table_is_honoured_or_refused_naming_the_key(tmp_pat
         one_line_naming(error, path, train)
         return
     for key, value in train.items():
-        assert same(getattr(protocol, key), value), (key, value, getattr(protocol, key))
+        assert same(getattr(protocol, key), value, TrainConfig, key), (key, value, getattr(protocol, key))
 
 
 experiment_keys = st.sampled_from(["name", "title", "source", "metrics", "cells", "train"])
@@ -110,9 +158,7 @@ def test_any_experiment_file_loads_or_is_refused_in_one_line(tmp_path_factory, t
         assert (cell.corpus, cell.model, cell.folds) == (raw["corpus"], raw["model"], raw.get("folds", False))
 
 
-PREPROCESS_FIELDS = [f.name for f in fields(PreprocessConfig)]
-config_tables = st.dictionaries(st.one_of(st.sampled_from(PREPROCESS_FIELDS), st.just("stemming")), values,
-                                max_size=4)
+config_tables = tables(PreprocessConfig, ["stemming"])
 
 
 def run_folder(tmp_path_factory) -> Path:
@@ -123,7 +169,7 @@ def run_folder(tmp_path_factory) -> Path:
 
 
 @FILE_EXAMPLES
-@given(config=config_tables, max_len=st.one_of(numbers, scalars))
+@given(config=config_tables, max_len=st.one_of(st.integers(1, 10_000), numbers, scalars))
 def test_a_runs_preprocess_json_is_honoured_or_refused_naming_the_key(tmp_path_factory, config, max_len):
     folder = run_folder(tmp_path_factory)
     path = folder / "preprocess.json"
@@ -133,18 +179,20 @@ def test_a_runs_preprocess_json_is_honoured_or_refused_naming_the_key(tmp_path_f
     except Exception as error:  # noqa: BLE001
         one_line_naming(error, path, [*config, "max_len"])
         return
-    assert same(loaded.max_len, max_len) and 1 <= loaded.max_len <= 10_000
+    assert loaded.max_len == max_len and type(max_len) is int and 1 <= max_len <= 10_000
     for key, value in config.items():
-        assert same(getattr(loaded.config, key), value), (key, value)
+        assert same(getattr(loaded.config, key), value, PreprocessConfig, key), (key, value)
 
 
-inputs_files = st.fixed_dictionaries({}, optional={
+scaling = st.integers(0, 3).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(-5, 5), min_size=n, max_size=n), st.lists(st.floats(0.1, 5), min_size=n, max_size=n)))
+inputs_files = st.fixed_dictionaries({
     "inputs": st.one_of(st.just(["tokens"]), st.just(["tokens", "lexicon"]), st.lists(scalars, max_size=3)),
-    "context": st.one_of(st.sampled_from(["none", "last", "all"]), scalars),
-    "context_len": st.one_of(st.integers(0, 50), numbers, scalars),
-    "mean": st.one_of(st.lists(numbers, max_size=3), scalars),
-    "std": st.one_of(st.lists(numbers, max_size=3), scalars),
-})
+    "context": st.one_of(st.sampled_from(["none", "last", "all"]), st.sampled_from(["none", "last"]), scalars),
+    "context_len": st.one_of(st.integers(0, 10_000), st.integers(0, 10_000), numbers, scalars),
+}, optional={"scaling": st.one_of(scaling, scaling, st.tuples(values, values))}).map(
+    lambda meta: {**{k: v for k, v in meta.items() if k != "scaling"},
+                  **(dict(zip(("mean", "std"), meta["scaling"])) if "scaling" in meta else {})})
 
 
 @FILE_EXAMPLES
