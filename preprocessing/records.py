@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from preprocessing.errors import IsarcasmError
+
 
 @dataclass(frozen=True, slots=True)  # slots: a large user file's million records, ~40% less memory
 class Record:
@@ -67,6 +69,20 @@ class Dataset:
         if self.multi_label:
             return tuple(self.label_names.index(t) for t in record.types)
         return (record.label,)
+
+    def check_learnable(self, train: list[Record], validation: list[Record]) -> None:
+        """Refuse, before training, splits no model can learn or be selected on: a training split with
+        fewer than two classes (or label sets) teaches nothing, and a validation split without the
+        sarcastic class makes its F1 0 at every epoch, so selection would choose nothing."""
+        seen = {frozenset(self.labels_of(r)) for r in train}
+        if len(seen) < 2:
+            raise IsarcasmError(f"corpus '{self.name}': the training split ({len(train)} texts) has "
+                                f"{'no class' if not seen else 'one class only'}; a model learns nothing from it "
+                                "(check the corpus' labels, --max-train or --validation-fraction)")
+        if self.is_binary and not any(1 in self.labels_of(r) for r in validation):
+            raise IsarcasmError(f"corpus '{self.name}': the validation split ({len(validation)} texts) has "
+                                f"no '{self.label_names[1]}' text, so no epoch can be selected on it "
+                                "(check the corpus' labels or --validation-fraction)")
 
     def label_counts(self, split: str | None = None, rows: list[Record] | None = None) -> Counter:
         """How often each label index is gold in a split (or in ``rows``); a multi-label record counts once per label."""

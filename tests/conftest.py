@@ -60,3 +60,16 @@ try:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "isarcasm"))
 except ImportError:  # the test extra is not installed: the fuzz tests skip themselves
     pass
+
+
+#: Modules whose every test trains end to end, starts worker processes or another Keras backend.
+SLOW_MODULES = {"test_training_e2e", "test_parallel", "test_crash_safety", "test_ray_executor", "test_backends",
+                "test_keras_entrants", "test_failed_runs"}
+
+
+def pytest_collection_modifyitems(items):
+    """Mark ``slow`` every test on the real corpora (it asks for ``real_data_dir``) and every test of a
+    module in :data:`SLOW_MODULES`, so ``pytest -m "not slow"`` gives a quick pass."""
+    for item in items:
+        if "real_data_dir" in getattr(item, "fixturenames", ()) or item.module.__name__.split(".")[-1] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

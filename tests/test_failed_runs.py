@@ -13,10 +13,9 @@ from embeddings.vectors import load_vectors
 from experiments.cli import main
 from experiments.reports.table import markdown_report
 from experiments.runs.metrics import NonFinite, score
-from experiments.runs.protocol import Splits, TrainConfig
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, train_task
 from experiments.runs.spec import RunPlace, RunSpec
-from experiments.runs.training import check_classes
 from experiments.studies.experiment import Cell
 from experiments.studies.reproduce import cell_line, summarise_cell
 from preprocessing.corpora import load_corpus
@@ -90,8 +89,8 @@ def test_a_validation_split_without_the_sarcastic_class_is_refused(corpus_file):
     train = [r for r in dataset.records if r.split == "train"]
     negatives = [r for r in train if r.label == 0]
     with pytest.raises(IsarcasmError, match="validation split .* has no 'sarcastic' text"):
-        check_classes(dataset, Splits(train, negatives[:10], [], "train"))
-    check_classes(dataset, Splits(train, train[:10], [], "train"))  # both classes: accepted
+        dataset.check_learnable(train, negatives[:10])
+    dataset.check_learnable(train, train[:10])  # both classes: accepted
 
 
 def test_a_study_reports_the_failed_seed_and_averages_the_others(corpus_file, tmp_path):

@@ -8,6 +8,7 @@ import pytest
 from toy_corpus import write_corpus
 
 from experiments.runs import provenance
+from preprocessing import checksums as checksum_cache
 
 CPUINFO = """processor\t: 0
 model name\t: Example CPU 9000
@@ -74,45 +75,45 @@ def flip_labels(path):
 def test_a_data_file_with_flipped_labels_but_the_same_size_and_mtime_gets_another_checksum(tmp_path, monkeypatch):
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
     data = write_corpus(tmp_path / "toy.csv")
-    before = provenance.checksums([data])
-    assert provenance.checksums([data]) == before
+    before = checksum_cache.file_checksums([data])
+    assert checksum_cache.file_checksums([data]) == before
     flip_labels(data)
-    assert provenance.checksums([data])["toy.csv"] != before["toy.csv"]
+    assert checksum_cache.file_checksums([data])["toy.csv"] != before["toy.csv"]
 
 
 def test_the_cache_of_large_files_is_keyed_on_what_an_edit_cannot_keep(tmp_path, monkeypatch):
     """Above ALWAYS_HASHED a checksum comes from the cache; ctime (set by the kernel on every write and every
     change of mtime) is in its key, so flipped labels with the old size and mtime are hashed again."""
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
-    monkeypatch.setattr(provenance, "RACY_NS", 0)
+    monkeypatch.setattr(checksum_cache, "ALWAYS_HASHED", 0)
+    monkeypatch.setattr(checksum_cache, "RACY_NS", 0)
     data = write_corpus(tmp_path / "toy.csv")
-    before = provenance.checksums([data])
+    before = checksum_cache.file_checksums([data])
     cache = json.loads((tmp_path / "cache/checksums.json").read_text())
     assert [entry["sha256"] for entry in cache.values()] == [before["toy.csv"]]
     with monkeypatch.context() as m:  # unchanged: read from the cache, not hashed
-        m.setattr(provenance, "content_sha256", lambda path: pytest.fail(f"{path} hashed again"))
-        assert provenance.checksums([data]) == before
+        m.setattr(checksum_cache, "content_sha256", lambda path: pytest.fail(f"{path} hashed again"))
+        assert checksum_cache.file_checksums([data]) == before
     time.sleep(0.05)  # past the tick of the ctime the file was written with
     flip_labels(data)
-    assert provenance.checksums([data])["toy.csv"] != before["toy.csv"]
+    assert checksum_cache.file_checksums([data])["toy.csv"] != before["toy.csv"]
 
 
 def test_a_file_changed_just_before_it_was_hashed_is_not_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
-    provenance.checksums([write_corpus(tmp_path / "toy.csv")])  # its ctime is now: a write within the tick keeps it
+    monkeypatch.setattr(checksum_cache, "ALWAYS_HASHED", 0)
+    checksum_cache.file_checksums([write_corpus(tmp_path / "toy.csv")])  # its ctime is now: a write within the tick keeps it
     assert not (tmp_path / "cache/checksums.json").exists()
 
 
 @pytest.mark.parametrize("content", ["[]", '"a string"', "3", "null", '{"x": "abc"}', '{"x": [1]}', "{not json"])
 def test_a_checksum_cache_that_is_no_object_of_entries_is_rebuilt(tmp_path, monkeypatch, content):
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)
-    monkeypatch.setattr(provenance, "RACY_NS", 0)
+    monkeypatch.setattr(checksum_cache, "ALWAYS_HASHED", 0)
+    monkeypatch.setattr(checksum_cache, "RACY_NS", 0)
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache/checksums.json").write_text(content)
     data = write_corpus(tmp_path / "toy.csv")
-    assert provenance.checksums([data]) == {"toy.csv": hashlib.sha256(data.read_bytes()).hexdigest()}
+    assert checksum_cache.file_checksums([data]) == {"toy.csv": hashlib.sha256(data.read_bytes()).hexdigest()}
     cache = json.loads((tmp_path / "cache/checksums.json").read_text())
     assert isinstance(cache, dict) and list(cache) == [str(data.resolve())]

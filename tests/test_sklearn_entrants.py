@@ -177,8 +177,8 @@ def test_a_fit_that_fails_leaves_no_run(tmp_path):
 def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypatch):
     asked = {}
 
-    def record(model, experiments, *args):
-        asked[model] = experiments
+    def record(request, *args):
+        asked[request.model] = request.experiments
         raise SystemExit(0)
 
     monkeypatch.setattr("experiments.cli.benchmark.run_benchmark", record)

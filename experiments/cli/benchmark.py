@@ -21,7 +21,7 @@ from experiments.cli.options import (
 from experiments.reports.benchmark import benchmark_summary
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
 from experiments.runs.entrants import ENTRANTS
-from experiments.studies.benchmark import classic_models, parse_experiments, run_benchmark
+from experiments.studies.benchmark import BenchmarkRequest, classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import register_entrant
@@ -112,8 +112,9 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
         names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    result = run_benchmark(model, names, None if against == "all" else split_list(against),
-                           seed_list(seeds, quick), settings, split_list(corpora), method, resamples,
-                           _changed_options(ctx))
+    request = BenchmarkRequest(model, names, seed_list(seeds, quick),
+                               None if against == "all" else split_list(against), split_list(corpora),
+                               method, resamples)
+    result = run_benchmark(request, settings, _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
     click.echo(f"\nEvery cell, model and seed: {Path(results_dir, result['experiment'])}.md (and .json)")

@@ -20,10 +20,9 @@ from experiments.cli.options import (
 )
 from experiments.reports.evaluations import evaluation_summary, summary_lines
 from experiments.runs.metrics import main_metric
-from experiments.runs.protocol import changed_fields
+from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import FAILED, run_dir, writable_folder
-from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import text_lines
@@ -50,10 +49,8 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     preprocess_given = pop_preprocess_options(options)
     dataset = open_corpus(ctx, corpus, **options)
     preprocess = config_from_options(preprocess_given, dataset.language)
-    default_preprocess = PreprocessConfig(language=dataset.language)
-    variant = [*filter(None, [config.variant()]), *changed_fields(preprocess, default_preprocess)]
-    directory = run_dir(writable_folder(Path(output_dir), "--output-dir"), "-".join([experiment, *variant]), corpus,
-                        model, seed)
+    directory = run_dir(writable_folder(Path(output_dir), "--output-dir"),
+                        experiment_name(experiment, config, preprocess=preprocess), corpus, model, seed)
     result = train_run(RunSpec(corpus, model, seed, config, preprocess=preprocess), dataset, RunPlace(directory),
                        data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
     if result.failure:

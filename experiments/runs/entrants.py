@@ -33,6 +33,7 @@ from sklearn.metrics import f1_score
 from sklearn.pipeline import FeatureUnion, Pipeline
 
 from experiments.runs import provenance
+from preprocessing.checksums import file_checksums
 from experiments.runs.metrics import predict_labels, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunPlace, RunSpec
@@ -162,7 +163,7 @@ def corpus_checksums(name: str, data_dir: Path) -> dict[str, str]:
     """config.json's ``data_sha256`` of an entrant's run: its corpus files (it reads no word vectors)."""
     paths = [Path(name)] if is_file_corpus(name) and name not in CORPORA else \
         [data_dir / f.path for f in CORPORA.get(name).files]
-    return provenance.checksums(paths)
+    return file_checksums(paths)
 
 
 def plan_run(run: RunSpec, dataset: Dataset, data_dir: Path) -> Plan:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.runs import provenance
+from preprocessing.checksums import file_checksums
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, require_finite, score
 from experiments.runs.protocol import TrainConfig
@@ -223,7 +224,7 @@ def evaluated_checksums(corpus: str, data_dir: Path | None, options: dict) -> di
         for entry in CORPORA.get(corpus).files:
             path = data_dir / entry.path
             if path.is_file():
-                found[entry.path] = provenance.checksums([path])[path.name]
+                found[entry.path] = file_checksums([path])[path.name]
     text_file = options.get("text_file")
     if text_file and Path(text_file).is_file():
         found["text_file"] = content_sha256(Path(text_file))

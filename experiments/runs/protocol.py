@@ -15,6 +15,7 @@ from sklearn.model_selection import train_test_split
 
 from experiments.runs.provenance import backend_variant
 from experiments.runs.trajectory import RULES, THRESHOLD_RULES
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
 from preprocessing.schema import Range, from_mapping, problems
 from preprocessing.records import Dataset, Record
@@ -141,6 +142,17 @@ class TrainConfig:
             selection = "best" if trajectory else AUTHORS_CODE["selection"]  # runs: the trajectory of best
             authors, protocol = ["authors-code"], replace(protocol, **training, selection=selection)
         return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
+
+
+def experiment_name(base: str, config: TrainConfig, protocol: TrainConfig | None = None,
+                    preprocess: PreprocessConfig | None = None, trajectory: bool = False) -> str:
+    """The one rule naming where runs and results of ``base`` live: ``base``, then how the training
+    settings differ from the protocol (:meth:`TrainConfig.variant`), then how the preprocessing differs
+    from the paper's for its language.  Every command that stores runs names its folders with it, so a
+    run trained by ``train`` and one trained by ``reproduce`` with the same settings get the same suffix."""
+    preprocessing = (changed_fields(preprocess, PreprocessConfig(language=preprocess.language))
+                     if preprocess is not None else [])
+    return "-".join(filter(None, [base, config.variant(protocol, trajectory), *preprocessing]))
 
 
 def changed_fields(config, default, ignore: tuple[str, ...] = ("tune_threshold",)) -> list[str]:

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from embeddings.matrix import embedding_matrix
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
+from preprocessing.checksums import file_checksums
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
@@ -93,18 +94,18 @@ class Resources:
 
 def data_files(dataset_name: str, data_dir: Path, train: TrainConfig) -> list[Path]:
     """The files a run's numbers depend on (corpus files and the word vectors)."""
+    vectors = vectors_path(train.embeddings, data_dir)  # None: random or word2vec, no file
     if is_file_corpus(dataset_name) and dataset_name not in CORPORA:
         paths = [Path(dataset_name)]
     else:
         paths = [data_dir / f.path for f in CORPORA.get(dataset_name).files]
-
-    vectors = vectors_path(train.embeddings, data_dir)  # None: random or word2vec, no file
     return paths if vectors is None else [*paths, vectors]
 
 
 def data_checksums(dataset_name: str, data_dir: Path, train: TrainConfig) -> dict[str, str]:
     """config.json's ``data_sha256``: the content sha256 of each file a run's numbers depend on."""
-    return provenance.checksums(data_files(dataset_name, data_dir, train))
+    files = data_files(dataset_name, data_dir, train)
+    return file_checksums(files)
 
 
 def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
@@ -258,7 +259,7 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
 
     spec, train = MODELS.get(run.model), run.train
     splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
-    check_classes(dataset, splits)
+    dataset.check_learnable(splits.train, splits.validation)
     checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
     config = run_config(run, dataset, splits, checksums)
     changed = modified_files(dataset.name, config["data_sha256"])
@@ -268,21 +269,6 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
             "`isarcasm data verify` lists them. The run records their checksums.")
     return _Plan(dataset, spec, run.seed, splits, train, run.preprocessing(dataset), data_dir, config,
                  provenance.config_hash(config), resources)
-
-
-def check_classes(dataset: Dataset, splits: Splits) -> None:
-    """Refuse, before training, splits no model can learn or be selected on: a training split with
-    fewer than two classes (or label sets) teaches nothing, and a validation split without the
-    sarcastic class makes its F1 0 at every epoch, so selection would choose nothing."""
-    seen = {frozenset(dataset.labels_of(r)) for r in splits.train}
-    if len(seen) < 2:
-        raise IsarcasmError(f"corpus '{dataset.name}': the training split ({len(splits.train)} texts) has "
-                            f"{'no class' if not seen else 'one class only'}; a model learns nothing from it "
-                            "(check the corpus' labels, --max-train or --validation-fraction)")
-    if dataset.is_binary and not any(1 in dataset.labels_of(r) for r in splits.validation):
-        raise IsarcasmError(f"corpus '{dataset.name}': the validation split ({len(splits.validation)} texts) has "
-                            f"no '{dataset.label_names[1]}' text, so no epoch can be selected on it "
-                            "(check the corpus' labels or --validation-fraction)")
 
 
 def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:

@@ -62,17 +62,32 @@ def classic_models(exclude: str | None = None) -> list[str]:
     return [name for name in MODELS.names() if origin(name) is None and name != exclude]
 
 
-def run_benchmark(model: str, experiments: list[str], against: list[str] | None, seeds: list[int],
-                  settings: Settings, corpora: list[str] | None = None,
-                  method: str = DEFAULT_METHOD, n_resamples: int = DEFAULT_RESAMPLES,
-                  command: tuple[str, str] = ("isarcasm", "")) -> dict:
-    """Train (or reuse) ``model`` in every cell, compare it with the classics there, save and return the result.
+@dataclass(frozen=True)
+class BenchmarkRequest:
+    """What a benchmark compares: ``model`` in the cells of ``experiments`` (only ``corpora``, if given)
+    against the classic models ``against`` (None: all of them), over ``seeds``, with a paired test."""
+    model: str
+    experiments: list[str]
+    seeds: list[int]
+    against: list[str] | None = None
+    corpora: list[str] | None = None
+    method: str = DEFAULT_METHOD
+    n_resamples: int = DEFAULT_RESAMPLES
 
-    ``against``: the classic models to compare with (None: all of them); ``command``: how the
-    commands suggested for missing runs start and end (``isarcasm`` and global options, then the
-    training options to repeat so they make runs of the same protocol).
+
+def run_benchmark(request: BenchmarkRequest, settings: Settings,
+                  command: tuple[str, str] = ("isarcasm", "")) -> dict:
+    """Train (or reuse) the request's model in every cell, compare it with the classics there, save and
+    return the result.
+
+    ``command``: how the commands suggested for missing runs start and end (``isarcasm`` and global
+    options, then the training options to repeat so they make runs of the same protocol).
     """
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+
+    model, experiments, against, seeds, corpora = (request.model, request.experiments, request.against,
+                                                   request.seeds, request.corpora)
+    method, n_resamples = request.method, request.n_resamples
 
     for name in against or ():
         MODELS.get(name)

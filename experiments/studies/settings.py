@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from experiments.runs.cluster import RayExecutor, import_ray
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.protocol import TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.spec import RunOptions, RunSpec, RunStore
 from experiments.runs.training import finished_run
@@ -82,7 +82,7 @@ class Settings:
         use (:meth:`train_for`) differ from its protocol (``protocol``; the paper's when None), so
         variants never mix with it.  ``trained``: the name of its runs in the store, which a rule applied
         to the per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
-        return "-".join(filter(None, [base, self.train_for(protocol).variant(protocol, trajectory=trained)]))
+        return experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
 
     @property
     def store(self) -> RunStore:
