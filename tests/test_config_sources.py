@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from embeddings.vectors import load_vectors_report
 from experiments.cli import main
-from experiments.runs import provenance
+from preprocessing import checksums
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
 
@@ -88,16 +88,16 @@ def test_a_keras_backend_whose_package_is_missing_is_one_line(monkeypatch):
 @pytest.mark.parametrize("cache", ["[1, 2]", '"a string"', '{"x": 5, "y": {"stamp": 3}}', "{damaged", ""])
 def test_a_checksum_cache_that_is_not_ours_is_rebuilt(tmp_path, monkeypatch, cache):
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(provenance, "ALWAYS_HASHED", 0)  # every file goes through the cache
-    monkeypatch.setattr(provenance, "RACY_NS", 0)
+    monkeypatch.setattr(checksums, "ALWAYS_HASHED", 0)  # every file goes through the cache
+    monkeypatch.setattr(checksums, "RACY_NS", 0)
     data = tmp_path / "big.txt"
     data.write_text("the content")
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "checksums.json").write_text(cache)
     expected = hashlib.sha256(b"the content").hexdigest()
-    assert provenance.checksums([data]) == {"big.txt": expected}
+    assert checksums.file_checksums([data]) == {"big.txt": expected}
     assert json.loads((tmp_path / "cache" / "checksums.json").read_text())[str(data.resolve())]["sha256"] == expected
-    assert provenance.checksums([data]) == {"big.txt": expected}
+    assert checksums.file_checksums([data]) == {"big.txt": expected}
 
 
 @pytest.mark.parametrize("meta", ["[1, 2]", '"a string"', "{damaged", "null"])
