@@ -191,6 +191,8 @@ EDITED = {
     "config.json threshold as text": (edit_json("config.json", lambda d: d["train"].update(threshold="high")),
                                       r"config\.json: train: threshold must be a number greater than 0 and less "
                                       r"than 1, not 'high'"),
+    "config.json without a threshold": (edit_json("config.json", lambda d: d["train"].pop("threshold")),
+                                        r"config\.json: train has no threshold"),
     "config.json label names": (edit_json("config.json", lambda d: d.update(label_names=5)),
                                 r"config\.json: label_names must be a list of distinct names, not 5"),
 }

@@ -214,10 +214,13 @@ def test_a_runs_inputs_json_is_honoured_or_refused_naming_the_key(tmp_path_facto
         assert inputs.lexicon_dim == len(meta["mean"]) and (inputs.lexicon_std > 0).all()
 
 
+#: A run's recorded training settings (every field a run records), some changed or left out.
+recorded_train = st.tuples(train_tables, st.lists(st.sampled_from(TRAIN_FIELDS), max_size=1)).map(
+    lambda edit: {**{k: v for k, v in TrainConfig().identity().items() if k not in edit[1]}, **edit[0]})
 run_configs = st.fixed_dictionaries({
     "corpus": st.one_of(st.just("riloff"), scalars),
     "label_names": st.one_of(st.just(["not_sarcastic", "sarcastic"]), st.lists(scalars, max_size=3)),
-    "train": st.one_of(train_tables, scalars),
+    "train": st.one_of(recorded_train, recorded_train, train_tables, scalars),
     "model_config": st.one_of(st.just({}), st.dictionaries(st.just("multi_label"), scalars), scalars),
 })
 
@@ -235,3 +238,5 @@ def test_a_runs_config_json_is_accepted_or_refused_naming_the_key(tmp_path_facto
         one_line_naming(error, path, [*config, *train, "expected a table"])
         return
     TrainConfig(**{key: value for key, value in loaded["train"].items() if key in TRAIN_FIELDS})
+    threshold = loaded["train"]["threshold"]  # what using the run reads
+    assert type(threshold) in (int, float) and 0 < threshold < 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +128,9 @@ def run_config(directory: Path) -> dict:
             or len(set(labels)) != len(labels):
         raise DataError.at(path, None, f"label_names must be a list of distinct names, not {labels!r}")
     TrainConfig.from_dict(config["train"], f"{path}: train", ignore_unknown=True)
+    missing = [f.name for f in fields(TrainConfig) if not f.metadata["added_later"] and f.name not in config["train"]]
+    if missing:  # every run records these; one left out would silently take today's default
+        raise DataError.at(path, None, f"train has no {', '.join(missing)}; rerun its experiment or `isarcasm train`")
     if not isinstance(config["model_config"], dict) or not isinstance(config["model_config"].get("multi_label", False),
                                                                        bool):
         raise DataError.at(path, None, "model_config must be an object whose multi_label is true or false")
