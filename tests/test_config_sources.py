@@ -144,3 +144,11 @@ def test_file_options_say_not_a_regular_file_for_a_directory_fifo_or_device(tmp_
         one_line(CliRunner().invoke(main, [*run, *args]), rf": not a regular file \({kind}\); give the path of a file$")
     one_line(CliRunner().invoke(main, [*run, "data", "stats", str(tmp_path / "absent.csv")]),
              r"absent.csv: file not found")
+
+
+def test_a_predictions_file_that_is_a_directory_is_not_a_regular_file(tmp_path):
+    from experiments.runs.outside import predictions_file
+
+    (tmp_path / "toy.tsv").mkdir()
+    with pytest.raises(IsarcasmError, match=r"toy.tsv: not a regular file \(a directory\)"):
+        predictions_file(tmp_path, "toy.csv", 0)

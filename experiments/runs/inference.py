@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -110,31 +110,50 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     return TrainedRun(directory, config, model, inputs, data_dir)
 
 
-def run_config(directory: Path) -> dict:
-    """The run's config.json, with what using the run reads from it checked: the corpus name, the
-    label names (distinct strings), the training settings (every value as TrainConfig declares it;
-    keys it does not know are left alone, for runs of other versions) and the model's settings.
-    A damaged or edited file is one line naming it and the key."""
+def run_config(directory: Path, required: tuple[str, ...] | None = None) -> dict:
+    """The run's config.json with every key it holds that using a run reads checked (see
+    :data:`CONFIG_CHECKS`), and the ``required`` ones (default :data:`RUN_CONFIG_KEYS`, a model's
+    run; an entrant's run has no model_config) present.  A damaged or edited file is one line
+    naming it and the key."""
     path = directory / CONFIG
     config = read_config(directory)
-    missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
+    missing = [key for key in required or RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
     if missing:
         raise IsarcasmError(f"{path} is damaged (no {', '.join(missing)}); rerun its experiment "
                             "or `isarcasm train` to train it again")
-    labels = config["label_names"]
-    if not isinstance(config["corpus"], str):
-        raise DataError.at(path, None, f"corpus must be a corpus name, not {config['corpus']!r}")
-    if not isinstance(labels, list) or not labels or not all(isinstance(n, str) for n in labels) \
-            or len(set(labels)) != len(labels):
-        raise DataError.at(path, None, f"label_names must be a list of distinct names, not {labels!r}")
-    TrainConfig.from_dict(config["train"], f"{path}: train", ignore_unknown=True)
-    missing = [f.name for f in fields(TrainConfig) if not f.metadata["added_later"] and f.name not in config["train"]]
-    if missing:  # every run records these; one left out would silently take today's default
-        raise DataError.at(path, None, f"train has no {', '.join(missing)}; rerun its experiment or `isarcasm train`")
-    if not isinstance(config["model_config"], dict) or not isinstance(config["model_config"].get("multi_label", False),
-                                                                       bool):
-        raise DataError.at(path, None, "model_config must be an object whose multi_label is true or false")
+    for key, check in CONFIG_CHECKS.items():
+        if key in config:
+            check(path, config[key])
     return config
+
+
+def _corpus(path: Path, value) -> None:
+    if not isinstance(value, str):
+        raise DataError.at(path, None, f"corpus must be a corpus name, not {value!r}")
+
+
+def _label_names(path: Path, value) -> None:
+    if not isinstance(value, list) or not value or not all(isinstance(n, str) for n in value) \
+            or len(set(value)) != len(value):
+        raise DataError.at(path, None, f"label_names must be a list of distinct names, not {value!r}")
+
+
+def _train(path: Path, value) -> None:
+    """Every value as TrainConfig declares it (keys it does not know are left alone, for runs of
+    other versions; an entrant's run records only the settings it uses), and the threshold, which
+    using a run reads: every run records it, and one left out would silently be today's default."""
+    TrainConfig.from_dict(value, f"{path}: train", ignore_unknown=True)
+    if "threshold" not in value:
+        raise DataError.at(path, None, "train has no threshold; rerun its experiment or `isarcasm train`")
+
+
+def _model_config(path: Path, value) -> None:
+    if not isinstance(value, dict) or not isinstance(value.get("multi_label", False), bool):
+        raise DataError.at(path, None, "model_config must be an object whose multi_label is true or false")
+
+
+#: The keys of config.json that using a run reads, each with its check.
+CONFIG_CHECKS = {"corpus": _corpus, "label_names": _label_names, "train": _train, "model_config": _model_config}
 
 
 #: What a run's config.json must hold for the run to be used.

@@ -67,7 +67,7 @@ class Scored:
         """The run's own test result (metrics.json and predictions.tsv)."""
         metrics = read_metrics(directory)
         return cls(metrics["seed"], directory, metrics["test"], directory / PREDICTIONS,
-                   run_config(directory)["train"]["threshold"])
+                   run_config(directory, ("train",))["train"]["threshold"])
 
     def read(self) -> Predictions:
         return read_predictions(self.predictions)
@@ -112,7 +112,7 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
     from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
     own = Scored.from_run(run)
-    trained_on = run_config(run)["corpus"]
+    trained_on = run_config(run, ("corpus",))["corpus"]
     loaded = None
     results = []
     for test in tests:
