@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from embeddings.vectors import load_vectors_report
 from experiments.cli import main
+from experiments.runs.outside import predictions_file
 from preprocessing import checksums
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
@@ -147,8 +148,6 @@ def test_file_options_say_not_a_regular_file_for_a_directory_fifo_or_device(tmp_
 
 
 def test_a_predictions_file_that_is_a_directory_is_not_a_regular_file(tmp_path):
-    from experiments.runs.outside import predictions_file
-
     (tmp_path / "toy.tsv").mkdir()
     with pytest.raises(IsarcasmError, match=r"toy.tsv: not a regular file \(a directory\)"):
         predictions_file(tmp_path, "toy.csv", 0)
