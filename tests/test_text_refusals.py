@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli import main
-from preprocessing.errors import DataError
+from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import read_json
+from preprocessing.pipeline import Preprocessor
 
 OLD_RUN = Path(__file__).parent / "fixtures" / "run-094c709"
 PROBLEM = (r"a lone surrogate \\ud800 at character 5 \(half of a UTF-16 pair, from a JSON escape or bytes that "
@@ -73,3 +74,8 @@ def test_a_json_file_names_the_place_of_the_lone_surrogate(tmp_path):
         read_json(path)
     path.write_text('{"pair": "\\ud83d\\ude00 is one character"}')  # a whole pair is a character, kept
     assert read_json(path) == {"pair": "\U0001F600 is one character"}
+
+
+def test_the_tokenizer_refuses_a_lone_surrogate_from_any_other_way_in():
+    with pytest.raises(IsarcasmError, match=rf"^text #2: {PROBLEM}"):
+        Preprocessor().fit(["fine", "bad \ud800 text"])
