@@ -32,7 +32,7 @@ from importlib import metadata
 from pathlib import Path
 
 from preprocessing.errors import IsarcasmError
-from preprocessing.fileio import content_sha256
+from preprocessing.fileio import content_sha256, require_file
 
 from .registry import MODELS
 
@@ -52,8 +52,7 @@ def origin(model: str) -> dict | None:
 def load_model_file(path: str | Path) -> list[str]:
     """Import a plugin file and return the names of the models it registered."""
     path = Path(path)
-    if not path.is_file():
-        raise IsarcasmError(f"model module {path} not found (give the path to a .py file that calls register_model)")
+    require_file(path, f"model module {path} not found (give the path to a .py file that calls register_model)")
     if path.suffix != ".py":
         raise IsarcasmError(f"model module {path} is not a .py file")
     key = str(path.resolve())

@@ -24,6 +24,7 @@ import numpy as np
 from keras import layers
 
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import require_file
 from preprocessing.registry import Registry
 
 from .common import INPUTS, Encoded, check_matrix, classifier_heads, context_input, embedding_layer, tokens_input
@@ -96,8 +97,36 @@ def build_model(name: str, config: ModelConfig, embedding_matrix: np.ndarray | N
         inputs, features = _context_aware(spec, config, embedding, embedding_matrix)
     else:
         inputs = {input_name: INPUTS[input_name](config) for input_name in spec.inputs}
-        features = spec.builder(Encoded(inputs, embedding(inputs["tokens"]), embedding_matrix), config)
+        features = _features(spec, Encoded(inputs, embedding(inputs["tokens"]), embedding_matrix), config)
     return keras.Model(inputs, classifier_heads(features, config), name=name)
+
+
+def _features(spec: ModelSpec, encoded: Encoded, config: ModelConfig):
+    """``spec.builder``'s features, checked: a plugin's builder that raises, or returns anything but
+    the Keras tensor of its features (``None``: a forgotten ``return``), stops in one line naming
+    the plugin's file, not in a traceback from inside Keras.  A built-in builder that raises is a
+    bug of this package and keeps its traceback."""
+    builtin = spec.builder.__module__.startswith(f"{__package__}.")
+    try:
+        features = spec.builder(encoded, config)
+    except IsarcasmError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (whatever a plugin's builder raises becomes one line naming it)
+        if builtin:
+            raise
+        raise IsarcasmError(f"model '{spec.name}' ({_where(spec)}): its builder raised {type(exc).__name__}: "
+                            f"{exc}") from None
+    if not isinstance(features, keras.KerasTensor):
+        raise IsarcasmError(f"model '{spec.name}' ({_where(spec)}): its builder returned {type(features).__name__}, "
+                            "not a Keras tensor; it must return the encoder's features, e.g. "
+                            "`return layers.GlobalMaxPooling1D()(encoded.embedded)`")
+    return features
+
+
+def _where(spec: ModelSpec) -> str:
+    """Where a model's builder is written: its file and line."""
+    code = getattr(spec.builder, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else spec.builder.__module__
 
 
 def _context_aware(spec: ModelSpec, config: ModelConfig, embedding, matrix: np.ndarray | None):
@@ -116,7 +145,7 @@ def _context_aware(spec: ModelSpec, config: ModelConfig, embedding, matrix: np.n
 
     def encoder(part: str, length: int) -> keras.Model:
         vectors = keras.Input(shape=(length, config.embedding_dim), name=f"{part}_vectors")
-        features = spec.builder(Encoded({"tokens": None}, vectors, matrix), replace(config, max_len=length))
+        features = _features(spec, Encoded({"tokens": None}, vectors, matrix), replace(config, max_len=length))
         model = keras.Model(vectors, features, name=f"{part}_encoder")
         model.supports_masking = True  # it is called with the embedding's padding mask, which its layers honour
         return model
@@ -135,8 +164,7 @@ def load_model(path: str | Path, compile: bool = True) -> keras.Model:
     loading needs: ``keras.saving.load_model`` works too once it is imported.
     """
     path = Path(path)
-    if not path.is_file():
-        raise IsarcasmError(f"{path}: no such model file (a .keras file written by a training run)")
+    require_file(path, f"{path}: no such model file (a .keras file written by a training run)")
     with warnings.catch_warnings():
         # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
         # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.

@@ -42,7 +42,7 @@ import numpy as np
 
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import usual_mode
+from preprocessing.fileio import require_file, usual_mode
 
 from .word2vec import train_word2vec
 
@@ -73,15 +73,13 @@ def vectors_path(spec: str | Path | None, data_dir: Path) -> Path | None:
         return None
     default = spec is None or str(spec) == DEFAULT
     path = default_vectors_path(data_dir) if default else Path(spec).expanduser()
-    if not path.is_file():
-        how = (
-            "pass --embeddings PATH (a GloVe/word2vec text file) or --embeddings random"
-            if not default
-            else "run `isarcasm data fetch glove --mirror DIR`, pass --embeddings PATH "
-                 "(a GloVe/word2vec text file), or --embeddings random"
-        )
-        raise DataError.at(path, None, f"word vectors file not found; {how}")
-    return path
+    how = (
+        "pass --embeddings PATH (a GloVe/word2vec text file) or --embeddings random"
+        if not default
+        else "run `isarcasm data fetch glove --mirror DIR`, pass --embeddings PATH "
+             "(a GloVe/word2vec text file), or --embeddings random"
+    )
+    return require_file(path, f"{path}: word vectors file not found; {how}")
 
 
 @dataclass(frozen=True)
@@ -185,13 +183,20 @@ def find_cache(source: Path, digest: str) -> Path | None:
     """The cache folder of this exact source content, if one was built."""
     for root in cache_roots(source):
         entry = root / _entry_name(source, digest)
-        try:
-            meta = json.loads((entry / _META_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+        meta = _read_meta(entry / _META_FILE)
         if meta.get("format") == CACHE_FORMAT and meta.get("sha256") == digest:
             return entry
     return None
+
+
+def _read_meta(path: Path) -> dict:
+    """A cache entry's meta.json; ``{}`` (no cache: it is rebuilt) when it is missing, damaged,
+    or not the JSON object this module writes (a list, a string)."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def _build_cache(source: Path, digest: str, progress: bool):
@@ -269,12 +274,9 @@ def _remove_stale(root: Path, keep: Path, source: str) -> None:
     for entry in root.glob(f"{_stem(Path(source))}-*/{_META_FILE}"):
         if entry.parent == keep:
             continue
-        try:
-            meta = json.loads(entry.read_text(encoding="utf-8"))
-            if meta.get("source") == source and meta.get("format") == CACHE_FORMAT:
-                shutil.rmtree(entry.parent, ignore_errors=True)
-        except (OSError, ValueError):
-            continue
+        meta = _read_meta(entry)
+        if meta.get("source") == source and meta.get("format") == CACHE_FORMAT:
+            shutil.rmtree(entry.parent, ignore_errors=True)
 
 
 def parse_vectors(source: Path, progress: bool = True):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .specs import BINARY_LABELS
 from .errors import DataError
-from .fileio import parse_label, read_csv, text_lines
+from .fileio import no_surrogates, parse_label, read_csv, text_lines
 from .records import Dataset, Record
 
 # Accepted label spellings (compared lower-cased): 1 = sarcastic.
@@ -108,6 +108,7 @@ def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, di
             raise DataError.at(path, row_no, f"invalid JSON ({problem})") from None
         if not isinstance(row, dict):
             raise DataError.at(path, row_no, "expected one JSON object per line")
+        no_surrogates(row, path, row_no)
         missing = [c for c in required if c not in row]
         if missing:
             raise DataError.at(path, row_no, f"missing key(s) {', '.join(missing)}; the object has: "

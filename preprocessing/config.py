@@ -7,15 +7,22 @@ line's preprocessing options (``experiments/cli/options.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DataError, IsarcasmError
+from .errors import IsarcasmError
+from .schema import Range, from_mapping, problems
 
 
-def _option(default, help: str, choices: tuple | None = None):
-    """A config field; ``help`` and ``choices`` also drive the CLI options."""
-    return field(default=default, metadata={"help": help, "choices": choices})
+def _option(default, help: str, choices: tuple | None = None, range: Range | None = None):
+    """A config field; ``help``, ``choices`` and ``range`` also drive the CLI options, and
+    ``choices`` and ``range`` check a value from any source (:mod:`preprocessing.schema`)."""
+    return field(default=default, metadata={"help": help, "choices": choices, "range": range})
+
+
+#: The longest padded sequence a setting may ask for: beyond the longest text of any corpus here
+#: (a SARC comment, under 2,000 tokens), so a larger value is a typo, refused before it sizes a matrix.
+MAX_LEN = 10_000
 
 
 @dataclass(frozen=True)
@@ -36,29 +43,21 @@ class PreprocessConfig:
     emoji: str = _option("keep", "Emoji: keep or drop.", ("keep", "drop"))
     unk_scope: str = _option("train", "Count token frequencies for <unk> on the training split, or on the "
                              "whole corpus as the paper literally says (leaks test tokens).", ("train", "corpus"))
-    unk_min_count: int = _option(2, "Tokens seen fewer times than this become <unk>.")
-    max_len: int | None = _option(None, "Fixed sequence length (default: from training lengths).")
-    max_len_percentile: float = _option(99.0, "Percentile of training lengths used as max_len.")
-    max_len_cap: int = _option(100, "Upper bound of the percentile rule.")
+    unk_min_count: int = _option(2, "Tokens seen fewer times than this become <unk>.", range=Range(1))
+    max_len: int | None = _option(None, "Fixed sequence length (default: from training lengths).",
+                                   range=Range(1, MAX_LEN))
+    max_len_percentile: float = _option(99.0, "Percentile of training lengths used as max_len.",
+                                         range=Range(0, 100, low_open=True))
+    max_len_cap: int = _option(100, "Upper bound of the percentile rule.", range=Range(1, MAX_LEN))
     truncation: str = _option("pre", "Cut long texts at the start (keep the end) or at the end.", ("pre", "post"))
 
     def __post_init__(self):
-        for f in fields(self):
-            choices = f.metadata["choices"]
-            value = getattr(self, f.name)
-            if choices and value not in choices:
-                raise IsarcasmError(f"{f.name} must be one of {', '.join(choices)}, not {value!r}")
-        if self.unk_min_count < 1:
-            raise IsarcasmError(f"unk_min_count must be at least 1, not {self.unk_min_count}")
-        if self.max_len is not None and self.max_len < 1:
-            raise IsarcasmError(f"max_len must be at least 1, not {self.max_len}")
-        if not 0 < self.max_len_percentile <= 100 or self.max_len_cap < 1:
-            raise IsarcasmError("max_len_percentile must be in (0, 100] and max_len_cap at least 1")
+        wrong = problems(self)  # every type, choice and range is declared once, on its field
+        if wrong:
+            raise IsarcasmError(wrong)
 
     @classmethod
     def from_dict(cls, data: dict, source: str | Path = "configuration") -> "PreprocessConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise DataError.at(source, None, f"unknown preprocessing option(s) {', '.join(unknown)}")
-        return cls(**data)
+        """The settings of a file (a run's preprocess.json), checked key by key against the fields'
+        declarations: an unknown key or a value that could not be honoured is one line naming it."""
+        return from_mapping(cls, data, source)

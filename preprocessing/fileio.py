@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any, Iterator
@@ -66,10 +67,33 @@ def open_binary(path: Path) -> io.BufferedReader:
     return io.BufferedReader(_Bounded(path, max_decompressed())) if is_gzip(path) else path.open("rb")
 
 
+#: What a path that is no regular file is, by its ``stat`` mode.
+_NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def require_file(path: Path, missing: str | None = None) -> Path:
+    """``path`` when it is a regular file (or a link to one): the one check of every file a user names.
+
+    Nothing there: ``missing`` (the caller's own advice), else ``PATH: file not found``.  Something
+    else there is "not a regular file" and says what it is: a directory is no file, and reading a
+    FIFO or a device would wait for a writer or never end.
+    """
+    try:
+        mode = Path(path).stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise (DataError(missing) if missing else DataError.at(path, None, "file not found")) from None
+    except OSError as exc:
+        raise DataError.at(path, None, f"cannot read it ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
+        raise DataError.at(path, None, f"not a regular file ({kind}); give the path of a file")
+    return Path(path)
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's content, gunzipped when the name ends in ``.gz``."""
-    if not path.is_file():
-        raise DataError.at(path, None, "file not found")
+    require_file(path)
     with open_binary(path) as handle:
         return handle.read()
 
@@ -128,8 +152,7 @@ def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, st
     their line.
     Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line.
     """
-    if not path.is_file():
-        raise DataError.at(path, None, "file not found")
+    require_file(path)
     with io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict", newline=newline) as handle:
         number = 0
         try:
@@ -183,9 +206,45 @@ def read_csv(path: Path, required: tuple[str, ...], delimiter: str = ",",
 
 def read_json(path: Path) -> Any:
     try:
-        return json.loads(read_text(path))
+        value = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise DataError.at(path, exc.lineno, f"invalid JSON ({exc.msg})") from None
+    return no_surrogates(value, path, None)
+
+
+def surrogate_at(text: str) -> int | None:
+    """The index of the first lone surrogate in ``text`` (half of a UTF-16 pair, e.g. ``\\ud800``),
+    or None.  Decoding UTF-8 strictly never yields one; a JSON escape (``"\\ud800"``) or a command-line
+    argument of bytes that are not UTF-8 does, and no tokenizer or output can encode it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def surrogate_problem(text: str, index: int) -> str:
+    """How a lone surrogate is reported, the same in every command (files and options)."""
+    return (f"a lone surrogate {ascii(text[index])[1:-1]} at character {index + 1} (half of a UTF-16 pair, from "
+            "a JSON escape or bytes that are not UTF-8) is not text; fix or remove it")
+
+
+def no_surrogates(value: Any, path: Path, row: int | None, where: str = "") -> Any:
+    """``value`` (parsed JSON) when no string in it holds a lone surrogate; else a :class:`DataError`
+    naming the file, the row (``row``: a line, for JSON Lines) and the value's place in the
+    document (``["1_60"]["utterance"]``), so every command refuses such a text before it is read."""
+    if isinstance(value, str):
+        index = surrogate_at(value)
+        if index is not None:
+            raise DataError.at(path, row, f"{where + ': ' if where else ''}{surrogate_problem(value, index)}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            no_surrogates(key, path, row, f"{where} key".strip())
+            no_surrogates(item, path, row, f"{where}[{json.dumps(key)}]")
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            no_surrogates(item, path, row, f"{where}[{number}]")
+    return value
 
 
 def parse_label(path: Path, row: int | str | None, value: Any, mapping: dict[str, int]) -> int:

@@ -35,6 +35,7 @@ import numpy as np
 from .config import PreprocessConfig
 from .errors import DataError, IsarcasmError
 from .fileio import read_json
+from .schema import checked
 from .tokenize import NormalisingTokenizer
 from .vocab import PAD_ID, Vocabulary
 
@@ -140,11 +141,10 @@ class Preprocessor:
         directory = Path(directory)
         path = directory / CONFIG_FILE
         state = read_json(path)
-        try:
-            config, max_len = state["config"], int(state["max_len"])
-        except (KeyError, TypeError, ValueError):
-            raise DataError.at(path, None, "expected {'config': {...}, 'max_len': N}; re-create it") from None
-        preprocessor = cls(PreprocessConfig.from_dict(config, path))
+        if not isinstance(state, dict) or set(state) != {"config", "max_len"}:
+            raise DataError.at(path, None, "expected {'config': {...}, 'max_len': N}; re-create it")
+        max_len = checked(PreprocessConfig, "max_len", state["max_len"], path)  # the fitted length: a max_len
+        preprocessor = cls(PreprocessConfig.from_dict(state["config"], f"{path}: config"))
         preprocessor.vocab = Vocabulary.load(directory / VOCAB_FILE)
         preprocessor.max_len = max_len
         return preprocessor

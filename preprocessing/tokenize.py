@@ -63,6 +63,7 @@ from typing import Callable, Iterable, Iterator, Protocol
 
 from .config import PreprocessConfig
 from .errors import IsarcasmError
+from .fileio import surrogate_at, surrogate_problem
 from .registry import Registry
 from .vocab import ELLIPSIS, NUMBER, URL, USER
 
@@ -326,9 +327,15 @@ class NormalisingTokenizer:
 
 
 def _require_text(text: str | None, position: int) -> str:
+    """``text``, checked as every text is before spaCy reads it: present, and free of lone
+    surrogates (which spaCy cannot encode).  Files and options refuse those earlier, naming the line
+    or the option (:func:`preprocessing.fileio.no_surrogates`); this catches any other way in."""
     if not isinstance(text, str):
         raise IsarcasmError(
             f"text #{position + 1} is missing ({text!r}); corpora distributed as tweet IDs need their "
             "text supplied first (e.g. --text-file for isarcasm-ids)"
         )
+    index = surrogate_at(text)
+    if index is not None:
+        raise IsarcasmError(f"text #{position + 1}: {surrogate_problem(text, index)}")
     return text

@@ -86,9 +86,15 @@ class Vocabulary:
     def from_json(cls, data: dict, source: str | Path = "vocabulary") -> "Vocabulary":
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise DataError.at(source, None, f"not an {FORMAT} file; re-create it by training or fitting again")
+        tokens, counts = data.get("tokens"), data.get("counts")
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise DataError.at(source, None, "malformed vocabulary ('tokens' must be a list of strings); re-create it")
+        if not isinstance(counts, list) or not all(type(n) is int and n >= 0 for n in counts):
+            raise DataError.at(source, None, "malformed vocabulary ('counts' must be a list of whole numbers from 0); "
+                                             "re-create it")
         try:
-            return cls(list(data["tokens"]), [int(n) for n in data["counts"]])
-        except (KeyError, TypeError, ValueError) as exc:
+            return cls(tokens, counts)
+        except ValueError as exc:
             raise DataError.at(source, None, f"malformed vocabulary ({exc}); re-create it") from None
 
     def save(self, path: Path) -> None:

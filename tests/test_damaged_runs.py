@@ -157,3 +157,51 @@ def test_run_names_cannot_lead_outside_the_store(tmp_path, experiment):
         safe_name(experiment)
     assert run_dir(tmp_path / "runs", "table7", str(tmp_path / "../../x/toy.csv"), "cnn", 0) == (
         tmp_path / "runs/table7/toy/cnn/seed-0")  # a file corpus is stored under its file's stem
+
+
+def edit_json(name: str, change):
+    """A damage that edits one JSON file of the run with ``change(data)``."""
+    def spoil(run: Path) -> None:
+        data = json.loads((run / name).read_text())
+        change(data)
+        (run / name).write_text(json.dumps(data))
+    return spoil
+
+
+EDITED = {
+    "preprocess.json huge max_len": (edit_json("preprocess.json", lambda d: d.update(max_len=10 ** 12)),
+                                     r"preprocess\.json: max_len must be a whole number at least 1 and at most "
+                                     r"10,000, not 1000000000000"),
+    "preprocess.json negative max_len": (edit_json("preprocess.json", lambda d: d.update(max_len=-3)),
+                                         r"preprocess\.json: max_len must be .*, not -3"),
+    "preprocess.json max_len as text": (edit_json("preprocess.json", lambda d: d.update(max_len="7")),
+                                        r"preprocess\.json: max_len must be .*, not '7'"),
+    "preprocess.json unknown setting": (edit_json("preprocess.json", lambda d: d["config"].update(stemming=True)),
+                                        r"preprocess\.json: config: unknown setting\(s\) stemming"),
+    "preprocess.json wrong choice": (edit_json("preprocess.json", lambda d: d["config"].update(urls="erase")),
+                                     r"preprocess\.json: config: urls must be one of url, keep, drop, not 'erase'"),
+    "inputs.json huge context_len": (edit_json("inputs.json", lambda d: d.update(context="last",
+                                                                                 context_len=10 ** 15)),
+                                     r"inputs\.json: context_len must be a whole number .*, not 1000000000000000"),
+    "inputs.json unknown context": (edit_json("inputs.json", lambda d: d.update(context="both")),
+                                    r"inputs\.json: context must be one of none, last, all, not 'both'"),
+    "inputs.json another input": (edit_json("inputs.json", lambda d: d.update(inputs=["tokens", "lexicon"],
+                                                                              mean=[0.0], std=[1.0])),
+                                  r"inputs\.json names the inputs tokens, lexicon but the model reads tokens"),
+    "config.json threshold as text": (edit_json("config.json", lambda d: d["train"].update(threshold="high")),
+                                      r"config\.json: train: threshold must be a number greater than 0 and less "
+                                      r"than 1, not 'high'"),
+    "config.json without a threshold": (edit_json("config.json", lambda d: d["train"].pop("threshold")),
+                                        r"config\.json: train has no threshold"),
+    "config.json label names": (edit_json("config.json", lambda d: d.update(label_names=5)),
+                                r"config\.json: label_names must be a list of distinct names, not 5"),
+}
+
+
+@pytest.mark.parametrize("damage", EDITED, ids=list(EDITED))
+def test_a_run_file_with_a_value_that_cannot_be_used_is_one_line_naming_the_file_and_key(store, damage):
+    run = run_of(store)
+    spoil, pattern = EDITED[damage]
+    spoil(run)
+    one_line(predict(run), pattern)
+    one_line(evaluate(store, run), pattern)

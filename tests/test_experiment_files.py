@@ -43,7 +43,8 @@ def test_select_filters_and_rejects_unknown_names():
     ("[[cells]]\ncorpus='a'\nmodel='b'\nisarcasm_impl = { f2 = 0.5 }\n", "unknown metric"),
     ("[[cells]\n", "not a valid TOML"),
     ("[train]\nepoch = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) epoch"),
-    ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n", "\\[train\\]: unknown --context"),
+    ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n",
+     "\\[train\\]: context must be one of none, last, all, not 'both'"),
 ])
 def test_bad_experiment_files_fail_with_the_reason(tmp_path, content, message):
     path = tmp_path / "exp.toml"
@@ -87,12 +88,13 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
 
 
 @pytest.mark.parametrize("train, message", [
-    ("threshold = 1.5", "\\[train\\]: threshold must be between 0 and 1, got 1.5"),
-    ("threshold = 'high'", "\\[train\\]: threshold must be a number, not 'high'"),
-    ("max_train = 0", "\\[train\\]: max_train must be at least 1 training example, got 0"),
-    ("max_train = 50.5", "\\[train\\]: max_train must be a whole number, not 50.5"),
-    ("epochs = true", "\\[train\\]: epochs must be a whole number, not True"),
-    ("validation_fraction = 1.0", "\\[train\\]: validation fraction must be between 0 and 1"),
+    ("threshold = 1.5", "\\[train\\]: threshold must be a number greater than 0 and less than 1, not 1.5"),
+    ("threshold = 'high'", "\\[train\\]: threshold must be a number greater than 0 and less than 1, not 'high'"),
+    ("max_train = 0", "\\[train\\]: max_train must be a whole number at least 1, not 0"),
+    ("max_train = 50.5", "\\[train\\]: max_train must be a whole number at least 1, not 50.5"),
+    ("epochs = true", "\\[train\\]: epochs must be a whole number at least 1 and at most 100,000, not True"),
+    ("validation_fraction = 1.0",
+     "\\[train\\]: validation_fraction must be a number greater than 0 and less than 1, not 1.0"),
 ])
 def test_train_settings_that_cannot_be_honoured_are_refused_in_one_line(tmp_path, train, message):
     path = tmp_path / "exp.toml"

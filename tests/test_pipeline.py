@@ -77,7 +77,7 @@ def test_load_rejects_unknown_options(tmp_path):
     state = json.loads((tmp_path / "preprocess.json").read_text())
     state["config"]["stemming"] = True
     (tmp_path / "preprocess.json").write_text(json.dumps(state))
-    with pytest.raises(DataError, match="unknown preprocessing option.*stemming"):
+    with pytest.raises(DataError, match="unknown setting.*stemming"):
         Preprocessor.load(tmp_path)
 
 

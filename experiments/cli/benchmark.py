@@ -80,13 +80,13 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
               show_default=True, help="Paired significance test (see experiments/reports/significance.py).")
 @click.option("--resamples", type=click.IntRange(min=100), default=DEFAULT_RESAMPLES, show_default=True,
               help="Bootstrap resamples of the test examples.")
-@click.option("--estimator", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+@click.option("--estimator", default=None, metavar="FILE.py",
               help="MODEL is the scikit-learn estimator FILE.py's make_estimator() returns (its PARAM_GRID chosen "
                    "on validation); see examples/sklearn_pipeline.py.")
 @click.option("--predictions", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="MODEL is predictions made elsewhere: DIR/<corpus>.tsv (or <corpus>.seed-N.tsv) with columns id "
                    "and p_sarcastic or label, for the test split; see examples/outside_predictions.py.")
-@click.option("--keras-model", type=click.Path(dir_okay=False), default=None, metavar="FILE.py",
+@click.option("--keras-model", default=None, metavar="FILE.py",
               help="MODEL is the Keras model FILE.py's build(train_texts, seed) returns: it reads raw text (its own "
                    "tokenizer) and gives P(sarcastic); trained here, epoch chosen on validation; see "
                    "examples/keras_hub_transformer.py.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 
 import click
 
@@ -110,8 +111,8 @@ def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: t
          backend: str | None) -> None:
     """Classic neural sarcasm detectors and the iSarcasm (ACL 2020) baseline tables."""
     set_up_console(logging.ERROR if quiet else logging.WARNING)  # before anything imports TensorFlow
-    if backend:
-        use_backend(backend)  # before anything imports Keras (the plugins below do)
+    if backend or os.environ.get("KERAS_BACKEND"):  # before anything imports Keras (the plugins below do)
+        use_backend(backend or os.environ["KERAS_BACKEND"], "--backend" if backend else "$KERAS_BACKEND")
     ctx.obj = {"data_dir": resolve_data_dir(data_dir)}
     if model_modules:  # imported only when asked: importing the models loads TensorFlow
         from baselines.plugins import load_plugins

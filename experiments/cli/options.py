@@ -23,6 +23,7 @@ from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError, json_shown
+from preprocessing.fileio import surrogate_at, surrogate_problem
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
@@ -33,7 +34,7 @@ def file_corpus_options(func):
         click.option("--text-col", default="text", show_default=True, help="Text column of a file corpus."),
         click.option("--label-col", default="label", show_default=True, help="Label column of a file corpus (0/1, true/false or sarcastic/not_sarcastic)."),
         click.option("--split-col", default=None, help="Split column of a file corpus (default: every row is 'test')."),
-        click.option("--text-file", type=click.Path(dir_okay=False), default=None,
+        click.option("--text-file", default=None,
                      help="id<TAB>text file supplying tweet text for 'isarcasm-ids'."),
     ]):
         func = option(func)
@@ -48,16 +49,14 @@ def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col
 
 def checked_texts(texts: tuple[str, ...]) -> list[str]:
     """``--text`` values, refused when empty (as a file's empty text is: there is nothing to read) or
-    not UTF-8 (an argument with bytes that are not UTF-8 reaches Python as lone surrogates, which no
-    output can print)."""
+    when one holds a lone surrogate (an argument with bytes that are not UTF-8 reaches Python as lone
+    surrogates), in the words a file's text is refused with."""
     for number, text in enumerate(texts, start=1):
         if not text.strip():
             raise IsarcasmError(f"--text number {number}: empty text; give the text itself, or leave that --text out")
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise IsarcasmError(f"--text number {number} is not valid UTF-8 (character {exc.start + 1}); "
-                                "pass UTF-8 text") from None
+        index = surrogate_at(text)
+        if index is not None:
+            raise IsarcasmError(f"--text number {number}: {surrogate_problem(text, index)}")
     return list(texts)
 
 
@@ -156,8 +155,20 @@ def _train_option(f, hint):
     flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
     if hint is bool:
         return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
-    kind = click.Choice(f.metadata["choices"]) if f.metadata["choices"] else hint
-    return click.option(flag, f.name, type=kind, default=f.default, show_default=True, help=f.metadata["help"])
+    return click.option(flag, f.name, type=option_type(f, hint), default=f.default, show_default=True,
+                        help=f.metadata["help"])
+
+
+def option_type(f, hint):
+    """The click type of a settings field: its choices, its declared range (so ``--epochs 0`` is a
+    usage error naming the range, like a file's ``epochs = 0``), or its plain type."""
+    if f.metadata.get("choices"):
+        return click.Choice(f.metadata["choices"])
+    limits = f.metadata.get("range")
+    if limits is None or hint not in (int, float):
+        return hint
+    kind = click.IntRange if hint is int else click.FloatRange
+    return kind(limits.low, limits.high, min_open=limits.low_open, max_open=limits.high_open)
 
 
 def training_options(func):
@@ -222,10 +233,8 @@ def preprocess_options(func):
         kind = _plain_type(hints[f.name])
         if kind is bool:
             option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
-        elif f.metadata["choices"]:
-            option = click.option(flag, f.name, type=click.Choice(f.metadata["choices"]), default=None, help=help_text)
         else:
-            option = click.option(flag, f.name, type=kind, default=None, help=help_text)
+            option = click.option(flag, f.name, type=option_type(f, kind), default=None, help=help_text)
         func = option(func)
     return func
 

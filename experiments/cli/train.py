@@ -123,7 +123,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
 @click.command()
 @click.argument("run_directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--text", "texts", multiple=True, help="Text to classify (repeatable).")
-@click.option("--input", "input_file", type=click.Path(dir_okay=False), help="File with one text per line.")
+@click.option("--input", "input_file", help="File with one text per line.")
 @json_option
 @click.pass_context
 def predict(ctx, run_directory, texts, input_file, as_json):

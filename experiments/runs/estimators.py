@@ -26,7 +26,7 @@ from sklearn.model_selection import ParameterGrid
 
 from experiments.runs.entrants import Entrant, Job, Prepared, enter, fit_on_validation
 from preprocessing.errors import IsarcasmError
-from preprocessing.fileio import content_sha256
+from preprocessing.fileio import content_sha256, require_file
 
 FUNCTION = "make_estimator"
 GRID = "PARAM_GRID"
@@ -62,8 +62,7 @@ def seeded(estimator, seed: int):
 def user_function(path: Path, kind: str, function: str, returning: str) -> tuple[object, Callable]:
     """The user's file ``path`` imported, and its function ``function`` (which should return
     ``returning``); a file that cannot be used is one line naming it."""
-    if not path.is_file():
-        raise IsarcasmError(f"{kind} file {path} not found (give a .py file defining {function}())")
+    require_file(path, f"{kind} file {path} not found (give a .py file defining {function}())")
     if path.suffix != ".py":
         raise IsarcasmError(f"{kind} file {path} is not a .py file")
     module = _import(path)

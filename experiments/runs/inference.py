@@ -16,6 +16,7 @@ from experiments.runs import provenance
 from preprocessing.checksums import file_checksums
 from experiments.runs.inputs import ModelInputs
 from experiments.runs.metrics import predict_labels, require_finite, score
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
@@ -31,7 +32,7 @@ from experiments.runs.store import (
 )
 from experiments.runs.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256
 from preprocessing.records import Dataset, Record
 
@@ -106,22 +107,77 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     if (directory / ENTRANT).is_file():
         raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
                             f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")
-    config = read_config(directory)
-    missing = [key for key in RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
-    if missing:
-        raise IsarcasmError(f"{directory / CONFIG} is damaged (no {', '.join(missing)}); rerun its experiment "
-                            "or `isarcasm train` to train it again")
+    config = run_config(directory)
     model = load_model(directory / MODEL, compile=False)
     try:
         inputs = ModelInputs.load(directory, data_dir)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IsarcasmError(f"{directory}: damaged preprocessing files ({type(exc).__name__}: {exc})") from None
+    _check_inputs(directory, model, inputs)
     _check_vocabulary(directory, model, inputs)
     return TrainedRun(directory, config, model, inputs, data_dir)
 
 
+def run_config(directory: Path, required: tuple[str, ...] | None = None) -> dict:
+    """The run's config.json with every key it holds that using a run reads checked (see
+    :data:`CONFIG_CHECKS`), and the ``required`` ones (default :data:`RUN_CONFIG_KEYS`, a model's
+    run; an entrant's run has no model_config) present.  A damaged or edited file is one line
+    naming it and the key."""
+    path = directory / CONFIG
+    config = read_config(directory)
+    missing = [key for key in required or RUN_CONFIG_KEYS if not isinstance(config, dict) or key not in config]
+    if missing:
+        raise IsarcasmError(f"{path} is damaged (no {', '.join(missing)}); rerun its experiment "
+                            "or `isarcasm train` to train it again")
+    for key, check in CONFIG_CHECKS.items():
+        if key in config:
+            check(path, config[key])
+    return config
+
+
+def _corpus(path: Path, value) -> None:
+    if not isinstance(value, str):
+        raise DataError.at(path, None, f"corpus must be a corpus name, not {value!r}")
+
+
+def _label_names(path: Path, value) -> None:
+    if not isinstance(value, list) or not value or not all(isinstance(n, str) for n in value) \
+            or len(set(value)) != len(value):
+        raise DataError.at(path, None, f"label_names must be a list of distinct names, not {value!r}")
+
+
+def _train(path: Path, value) -> None:
+    """Every value as TrainConfig declares it (keys it does not know are left alone, for runs of
+    other versions; an entrant's run records only the settings it uses), and the threshold, which
+    using a run reads: every run records it, and one left out would silently be today's default."""
+    TrainConfig.from_dict(value, f"{path}: train", ignore_unknown=True)
+    if "threshold" not in value:
+        raise DataError.at(path, None, "train has no threshold; rerun its experiment or `isarcasm train`")
+
+
+def _model_config(path: Path, value) -> None:
+    if not isinstance(value, dict) or not isinstance(value.get("multi_label", False), bool):
+        raise DataError.at(path, None, "model_config must be an object whose multi_label is true or false")
+
+
+#: The keys of config.json that using a run reads, each with its check.
+CONFIG_CHECKS = {"corpus": _corpus, "label_names": _label_names, "train": _train, "model_config": _model_config}
+
+
 #: What a run's config.json must hold for the run to be used.
 RUN_CONFIG_KEYS = ("corpus", "label_names", "train", "model_config")
+
+
+def _check_inputs(directory: Path, model, inputs: ModelInputs) -> None:
+    """inputs.json must name the model's inputs (with the lexicon width the model reads): another list
+    would fail inside Keras at the first prediction."""
+    wanted = {tensor.name: tensor.shape for tensor in model.inputs}
+    if set(wanted) != set(inputs.input_names):
+        raise IsarcasmError(f"{directory}: inputs.json names the inputs {', '.join(inputs.input_names)} but the "
+                            f"model reads {', '.join(sorted(wanted))}; the run's files are mixed up: train it again")
+    if "lexicon" in wanted and wanted["lexicon"][-1] != inputs.lexicon_dim:
+        raise IsarcasmError(f"{directory}: inputs.json scales {inputs.lexicon_dim} lexicon features but the model "
+                            f"reads {wanted['lexicon'][-1]}; the run's files are mixed up: train it again")
 
 
 def _check_vocabulary(directory: Path, model, inputs: ModelInputs) -> None:

@@ -11,15 +11,20 @@ the training statistics).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import INPUTS, inputs_file
 from preprocessing.config import PreprocessConfig
+from preprocessing.errors import DataError
+from preprocessing.fileio import read_json
 from preprocessing.lexicons import LexiconFeaturizer, tweet_tokens
 from preprocessing.pipeline import Preprocessor, max_len_for
+from preprocessing.schema import checked
 from preprocessing.vocab import PAD_ID
 
 
@@ -114,11 +119,10 @@ class ModelInputs:
 
     @classmethod
     def load(cls, directory: Path, data_dir: Path) -> "ModelInputs":
-        meta = json.loads(inputs_file(directory).read_text())
-        context = meta.get("context", "none")
+        meta = _inputs_meta(inputs_file(directory))
         names = tuple(name for name in meta["inputs"] if name != "context")
-        inputs = cls(Preprocessor.load(directory), names, data_dir, context)
-        inputs.context_len = int(meta.get("context_len", 0))
+        inputs = cls(Preprocessor.load(directory), names, data_dir, meta["context"])
+        inputs.context_len = meta["context_len"]
         if "mean" in meta:
             inputs.lexicon_mean = np.asarray(meta["mean"], dtype="float32")
             inputs.lexicon_std = np.asarray(meta["std"], dtype="float32")
@@ -128,3 +132,38 @@ class ModelInputs:
         return {"preprocess": asdict(self.preprocessor.config), "inputs": list(self.input_names),
                 "vocab_size": len(self.preprocessor.vocab), "max_len": self.preprocessor.max_len,
                 **({"context": self.context, "context_len": self.context_len} if self.context != "none" else {})}
+
+
+def _inputs_meta(path: Path) -> dict:
+    """A run's inputs.json, checked: input names (strings, each once), the ``context`` setting (one of
+    TrainConfig's choices), ``context_len`` (a padded length, as PreprocessConfig's ``max_len`` but
+    0 without context) and the lexicon scaling (finite numbers, one mean and one positive std per
+    feature).  Anything else is one line naming the file and key: a damaged run, never a traceback
+    nor a matrix sized by a huge number."""
+    meta = read_json(path)
+    if not isinstance(meta, dict):
+        raise DataError.at(path, None, f"expected a JSON object, not {type(meta).__name__}; train the run again")
+    names = meta.get("inputs")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        raise DataError.at(path, None, f"inputs must be a list of distinct input names, not {names!r}")
+    context = checked(TrainConfig, "context", meta.get("context", "none"), path)
+    length = meta.get("context_len", 0)
+    if length != 0:
+        checked(PreprocessConfig, "max_len", length, path, "context_len")
+    if ("mean" in meta) != ("std" in meta):
+        raise DataError.at(path, None, "holds one of mean and std without the other")
+    if "mean" in meta:
+        _scaling(path, "mean", meta["mean"], positive=False)
+        if len(_scaling(path, "std", meta["std"], positive=True)) != len(meta["mean"]):
+            raise DataError.at(path, None, f"{len(meta['mean'])} means but {len(meta['std'])} stds")
+    return {**meta, "inputs": names, "context": context, "context_len": length}
+
+
+def _scaling(path: Path, key: str, values, positive: bool) -> list:
+    """A lexicon scaling list: finite numbers (positive ones for ``std``)."""
+    numbers = isinstance(values, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                               and math.isfinite(v) and (v > 0 or not positive) for v in values)
+    if not numbers:
+        kind = "positive finite numbers" if positive else "finite numbers"
+        raise DataError.at(path, None, f"{key} must be a list of {kind}; train the run again")
+    return values

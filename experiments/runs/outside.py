@@ -19,7 +19,7 @@ import numpy as np
 from experiments.runs.entrants import Entrant, Job, Prepared, Scores, enter
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import content_sha256, parse_label, read_csv
+from preprocessing.fileio import content_sha256, parse_label, read_csv, require_file
 
 #: The value columns, the first present is read.
 COLUMNS = ("p_sarcastic", "label")
@@ -50,8 +50,8 @@ def predictions_file(folder: Path, corpus: str, seed: int) -> Path:
     """The file of ``corpus``' predictions for ``seed``: ``<corpus>.seed-<seed>.tsv``, else ``<corpus>.tsv``."""
     stem = corpus_label(corpus)
     for path in (folder / f"{stem}.seed-{seed}.tsv", folder / f"{stem}.tsv"):
-        if path.is_file():
-            return path
+        if path.exists():  # a directory or FIFO of that name is "not a regular file", not skipped
+            return require_file(path)
     raise DataError.at(folder / f"{stem}.tsv", None, f"not found: the predictions of corpus '{stem}' (or "
                                                      f"{stem}.seed-{seed}.tsv for seed {seed}), columns id and "
                                                      "p_sarcastic or label")

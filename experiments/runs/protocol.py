@@ -17,6 +17,7 @@ from experiments.runs.provenance import backend_variant
 from experiments.runs.trajectory import RULES, THRESHOLD_RULES
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
+from preprocessing.schema import Range, from_mapping, problems
 from preprocessing.records import Dataset, Record
 
 #: Selection rules (see :mod:`experiments.runs.trajectory`).  ``tuned`` and ``grid`` read the same training
@@ -44,35 +45,44 @@ PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}
 
 
 def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
-             added_later: bool = False):
+             added_later: bool = False, range: Range | None = None):
     """A training setting.  With ``help`` it is also a command-line option of every command that
-    trains (``--name``, or ``flag``; the CLI generates them from these fields).  ``added_later``:
+    trains (``--name``, or ``flag``; the CLI generates them from these fields).  ``choices`` and
+    ``range`` are the values it may take, declared here once and checked wherever a value comes
+    from (options, experiment files, run files: :mod:`preprocessing.schema`).  ``added_later``:
     a field added after runs were first stored; at its default it is left out of the
     configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid."""
     return field(default=default, metadata={"help": help, "choices": choices, "flag": flag,
-                                            "added_later": added_later})
+                                            "added_later": added_later, "range": range})
+
+
+#: Upper bounds no real training asks for; a value above is a typo (``1e18``), refused before it sizes anything.
+MAX_EPOCHS = 100_000
+MAX_BATCH = 1 << 20
+POSITIVE = Range(0, low_open=True)
+FRACTION = Range(0, 1, low_open=True, high_open=True)
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Training settings, the paper's by default; everything here goes into config.json and the config hash."""
 
-    epochs: int = _setting(30, "Training epochs.")
-    batch_size: int = _setting(128, "Examples per training step.")
-    learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr")
-    validation_fraction: float = _setting(0.1)
+    epochs: int = _setting(30, "Training epochs.", range=Range(1, MAX_EPOCHS))
+    batch_size: int = _setting(128, "Examples per training step.", range=Range(1, MAX_BATCH))
+    learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr", range=POSITIVE)
+    validation_fraction: float = _setting(0.1, range=FRACTION)
     selection: str = _setting("best", "best: the epoch of best validation F1; last: the final epoch; tuned: best's "
                               "epoch with a threshold tuned on validation; grid: the iSarcasm authors' per-epoch "
                               "threshold grid (studies apply tuned and grid to best runs' per-epoch record).",
                               SELECTIONS)
-    threshold: float = _setting(0.5)
+    threshold: float = _setting(0.5, range=FRACTION)
     tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
     embeddings: str = _setting("glove", "'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
                                "or a GloVe/word2vec text file.")
     class_weight: str = _setting("none", "balanced: weight the loss by inverse class frequency (a variant, not the "
                                  "paper's setting).", CLASS_WEIGHTS)
     #: Cap on training examples (set by --quick smoke runs only).
-    max_train: int | None = _setting(None)
+    max_train: int | None = _setting(None, range=Range(1))
     context: str = _setting("none", "Dialogue context read beside the text by a second encoder: none, the last "
                             "turn, or all turns (corpora with context, e.g. mustard, kocosa).", CONTEXTS,
                             added_later=True)
@@ -85,22 +95,18 @@ class TrainConfig:
                              "training class ratio (the authors' code; a named variant).", BATCHINGS, added_later=True)
     clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
                                               "tf.clip_by_global_norm (the authors' code: 1; a named variant).",
-                                              added_later=True)
+                                              added_later=True, range=POSITIVE)
 
     def __post_init__(self):
-        for setting in fields(self):  # every choice is declared once, on its field
-            choices, value = setting.metadata["choices"], getattr(self, setting.name)
-            if choices and value not in choices:
-                name = setting.metadata["flag"] or "--" + setting.name.replace("_", "-")
-                raise IsarcasmError(f"unknown {name} '{value}' (use one of: {', '.join(choices)})")
-        if not 0 < self.validation_fraction < 1:
-            raise IsarcasmError(f"validation fraction must be between 0 and 1, got {self.validation_fraction}")
-        if self.epochs < 1 or self.batch_size < 1:
-            raise IsarcasmError("epochs and batch size must be positive")
-        if not 0 < self.learning_rate < float("inf"):
-            raise IsarcasmError(f"learning rate must be a positive finite number, got {self.learning_rate}")
-        if self.clip_global_norm is not None and not 0 < self.clip_global_norm < float("inf"):
-            raise IsarcasmError(f"clip_global_norm must be a positive finite number, got {self.clip_global_norm}")
+        wrong = problems(self, lambda setting: setting.metadata["flag"] or "--" + setting.name.replace("_", "-"))
+        if wrong:  # every type, choice and range is declared once, on its field
+            raise IsarcasmError(wrong)
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str | Path, ignore_unknown: bool = False) -> "TrainConfig":
+        """The settings of a file (an experiment's ``[train]`` table, a run's config.json), checked
+        key by key against the fields' declarations (:func:`preprocessing.schema.from_mapping`)."""
+        return from_mapping(cls, data, source, ignore_unknown)
 
     def trained(self) -> "TrainConfig":
         """The settings of the training trajectory: ``tuned`` and ``grid`` are applied to the per-epoch

@@ -30,14 +30,16 @@ def keras_backend() -> str:
     return keras.backend.backend() if keras else os.environ.get("KERAS_BACKEND", "tensorflow")
 
 
-def use_backend(name: str) -> None:
-    """Compute with Keras backend ``name`` (``isarcasm --backend``), in this process and in the
-    processes it starts.  Keras reads ``KERAS_BACKEND`` once, when it is imported, so this must
-    come first; the backend's package is checked now rather than at the first run."""
+def use_backend(name: str, source: str = "--backend") -> None:
+    """Compute with Keras backend ``name`` (``isarcasm --backend``, or ``$KERAS_BACKEND`` as
+    ``source``), in this process and in the processes it starts.  Keras reads ``KERAS_BACKEND``
+    once, when it is imported, so this must come first; the name and the backend's package are
+    checked now, in one line naming ``source``, rather than in a traceback at the first import of Keras."""
     if name not in BACKENDS:
-        raise IsarcasmError(f"unknown backend '{name}' (use one of: {', '.join(BACKENDS)})")
+        raise IsarcasmError(f"{source}={name}: not a Keras backend (use one of: {', '.join(BACKENDS)})")
     if importlib.util.find_spec(BACKENDS[name]) is None:
-        raise IsarcasmError(f"the {name} backend needs the {BACKENDS[name]} package: pip install -e '.[backends]'")
+        raise IsarcasmError(f"{source}={name}: the {name} backend needs the {BACKENDS[name]} package, which is not "
+                            "installed: pip install -e '.[backends]', or choose another backend")
     if "keras" in sys.modules and keras_backend() != name:
         raise IsarcasmError(f"Keras was already imported with the {keras_backend()} backend; choose the backend "
                             "before Keras is imported")

@@ -34,10 +34,10 @@ from experiments.runs import provenance
 from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats
 from experiments.runs.scheduler import run_tasks
+from experiments.runs.inference import run_config
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
-    read_config,
     read_metrics,
     read_predictions,
 )
@@ -68,7 +68,7 @@ class Scored:
         """The run's own test result (metrics.json and predictions.tsv)."""
         metrics = read_metrics(directory)
         return cls(metrics["seed"], directory, metrics["test"], directory / PREDICTIONS,
-                   read_config(directory)["train"]["threshold"])
+                   run_config(directory, ("train",))["train"]["threshold"])
 
     def read(self) -> Predictions:
         return read_predictions(self.predictions)
@@ -113,7 +113,7 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
     from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
     own = Scored.from_run(run)
-    trained_on = read_config(run)["corpus"]
+    trained_on = run_config(run, ("corpus",))["corpus"]
     loaded = None
     results = []
     for test in tests:

@@ -8,14 +8,14 @@ to any TOML file with the same layout works too.
 from __future__ import annotations
 
 import tomllib
-import typing
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.runs.metrics import METRICS
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import safe_name
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import require_file
 
 TABLES = Path(__file__).resolve().parent / "tables"
 HUMAN = "manual-labelling"
@@ -86,83 +86,66 @@ def load_experiment(name_or_path: str) -> Experiment:
         if not path.is_file():
             raise IsarcasmError(f"unknown experiment '{name_or_path}' (known: {', '.join(available())}, "
                                 "or a path to a .toml file)")
+    require_file(path, f"{path}: experiment file not found")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise IsarcasmError(f"{path}: experiment file not found") from None
     except OSError as exc:
         raise IsarcasmError(f"{path}: cannot read the experiment file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise IsarcasmError(f"{path}: not a valid TOML file ({exc})") from None
-    cells = tuple(_cell(path, i, c) for i, c in enumerate(raw.get("cells", []), start=1))
+    where = str(path)
+    cells = tuple(_cell(path, i, c) for i, c in enumerate(_typed(where, raw, "cells", list, []), start=1))
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
-    safe_name(raw.get("name", path.stem), f"{path}: experiment name")  # it names folders and files of the stores
-    return Experiment(raw.get("name", path.stem), raw.get("title", path.stem), raw.get("source", ""), cells,
-                      _train(path, raw.get("train", {})),
-                      tuple(_metric(f"{path}: metrics", m) for m in raw.get("metrics", [])))
+    name = _typed(where, raw, "name", str, path.stem)
+    safe_name(name, f"{path}: experiment name")  # it names folders and files of the stores
+    return Experiment(name, _typed(where, raw, "title", str, path.stem), _typed(where, raw, "source", str, ""),
+                      cells, _train(path, _typed(where, raw, "train", dict, {})),
+                      tuple(_metric(f"{path}: metrics", m) for m in _typed(where, raw, "metrics", list, [])))
+
+
+def _typed(where: str, raw: dict, key: str, kind: type, default):
+    """``raw[key]`` when it is a ``kind`` (``default`` when absent); else one line naming the key."""
+    value = raw.get(key, default)
+    if not isinstance(value, kind):
+        wanted = {list: "a list", dict: "a table", str: "a string", bool: "true or false"}[kind]
+        raise IsarcasmError(f"{where}: '{key}' must be {wanted}, not {value!r}")
+    return value
 
 
 def _train(path: Path, raw: dict) -> tuple[tuple[str, object], ...]:
-    """The ``[train]`` table: TrainConfig fields only, each of its field's type (a whole number
-    where a float is wanted becomes that float, so ``threshold = 1`` and ``1.0`` are one setting
-    and one hash), checked by building the config.  Every setting kept here is used by the
-    experiment's runs (see :meth:`experiments.studies.settings.Settings.train_for`), so what
-    could not be honoured is refused here, in one line: a ``threshold`` outside (0, 1), a
-    ``max_train`` below 1 (0 would silently mean "no cap")."""
-    known = {f.name for f in fields(TrainConfig)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise IsarcasmError(f"{path}: [train] has unknown setting(s) {', '.join(unknown)} "
-                            f"(known: {', '.join(sorted(known))})")
-    try:
-        hints = typing.get_type_hints(TrainConfig)
-    except (NameError, TypeError):  # an annotation that cannot be resolved here: the config's own check decides
-        hints = {}
-    checked = {name: _train_value(path, name, value, hints.get(name)) for name, value in raw.items()}
-    if "threshold" in checked and not 0 < checked["threshold"] < 1:
-        raise IsarcasmError(f"{path}: [train]: threshold must be between 0 and 1, got {checked['threshold']}")
-    if "max_train" in checked and checked["max_train"] < 1:
-        raise IsarcasmError(f"{path}: [train]: max_train must be at least 1 training example, "
-                            f"got {checked['max_train']}")
-    try:
-        TrainConfig(**checked)
-    except (IsarcasmError, TypeError) as exc:
-        raise IsarcasmError(f"{path}: [train]: {exc}") from None
-    return tuple(sorted(checked.items()))
+    """The ``[train]`` table, checked against TrainConfig's declarations (types, choices, ranges:
+    :meth:`TrainConfig.from_dict`); a whole number where a float is wanted becomes that float, so
+    ``threshold = 1`` and ``1.0`` are one setting and one hash.  Every setting kept here is used
+    by the experiment's runs (see :meth:`experiments.studies.settings.Settings.train_for`), so
+    what could not be honoured is refused here, in one line."""
+    config = TrainConfig.from_dict(raw, f"{path}: [train]")
+    return tuple(sorted((name, getattr(config, name)) for name in raw))
 
 
-def _train_value(path: Path, name: str, value, hint):
-    """``value`` of ``[train]`` setting ``name`` when it has the field's type (``hint``); else a one-line error."""
-    if hint is None:
-        return value
-    kinds = {kind for kind in (typing.get_args(hint) or (hint,)) if kind is not type(None)}
-    if bool in kinds or not isinstance(value, bool):  # TOML's true is no number
-        if float in kinds and isinstance(value, (int, float)):
-            return float(value)
-        if any(isinstance(value, kind) for kind in kinds if isinstance(kind, type)):
-            return value
-        if not kinds <= {bool, int, float, str}:
-            return value  # a type this check does not know: the config's own check decides
-    wanted = " or ".join(sorted({bool: "true or false", int: "a whole number", float: "a number",
-                                 str: "a string"}.get(kind, str(kind)) for kind in kinds))
-    raise IsarcasmError(f"{path}: [train]: {name} must be {wanted}, not {value!r}")
-
-
-def _cell(path: Path, number: int, raw: dict) -> Cell:
+def _cell(path: Path, number: int, raw) -> Cell:
     where = f"{path}: cell {number}"
+    if not isinstance(raw, dict):
+        raise IsarcasmError(f"{where}: must be a table ([[cells]] with corpus and model), not {raw!r}")
     if "corpus" not in raw or "model" not in raw:
         raise IsarcasmError(f"{where}: needs both 'corpus' and 'model'")
     references = []
     if "published" in raw:
-        published = raw["published"]
-        references.append(Reference("published", _metric(where, published.get("metric")), float(published["value"]),
-                                    published.get("source", "")))
-    for metric, value in raw.get("isarcasm_impl", {}).items():
-        references.append(Reference("iSarcasm impl.", _metric(where, metric), float(value)))
-    if not isinstance(raw.get("folds", False), bool):
-        raise IsarcasmError(f"{where}: 'folds' must be true or false")
-    return Cell(raw["corpus"], raw["model"], tuple(references), raw.get("note", ""), raw.get("folds", False))
+        published = _typed(where, raw, "published", dict, {})
+        references.append(Reference("published", _metric(where, published.get("metric")),
+                                    _value(where, "published value", published.get("value")),
+                                    _typed(where, published, "source", str, "")))
+    for metric, value in _typed(where, raw, "isarcasm_impl", dict, {}).items():
+        references.append(Reference("iSarcasm impl.", _metric(where, metric), _value(where, metric, value)))
+    return Cell(_typed(where, raw, "corpus", str, ""), _typed(where, raw, "model", str, ""), tuple(references),
+                _typed(where, raw, "note", str, ""), _typed(where, raw, "folds", bool, False))
+
+
+def _value(where: str, what: str, value) -> float:
+    """A reference number: a finite number between 0 and 1 (every metric a cell cites is a rate)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise IsarcasmError(f"{where}: {what} must be a number between 0 and 1, not {value!r}")
+    return float(value)
 
 
 def _metric(where: str, metric: str | None) -> str:
