@@ -117,8 +117,8 @@ def corpus(tmp_path) -> Path:
 
 
 def train(corpus: Path, tmp_path: Path, *options: str):
-    args = ["train", "--corpus", str(corpus), "--model", "cnn", "--embeddings", "random", "--epochs", "1", "--split-col", "split",
-            "--output-dir", str(tmp_path / "runs"), *options]
+    args = ["train", "--corpus", str(corpus), "--model", "cnn", "--embeddings", "random", "--epochs", "1",
+            "--split-col", "split", "--output-dir", str(tmp_path / "runs"), *options]
     started = time.perf_counter()
     result = CliRunner().invoke(main, args)
     return result, time.perf_counter() - started
