@@ -130,11 +130,13 @@ def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path, jobs):
     assert all((run / "model.keras").is_file() for run in finished(store))
 
 
-def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path):
-    """SIGTERM to the command alone (as a batch system or ``kill`` sends it), with worker processes: exit
-    code 143 and one line, and no worker left behind (re-parented, they went on training into the store)."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs):
+    """SIGTERM to the command alone (as a batch system or ``kill`` sends it), with worker processes or
+    without: exit code 143 and one line, and no worker left behind (re-parented, they went on training
+    into the store)."""
     store = tmp_path / "terminated"
-    process = start([*sweep("terminated"), "--jobs", "2"], tmp_path)
+    process = start([*sweep("terminated"), "--jobs", str(jobs)], tmp_path)
     wait_for_finished_runs(store, process, 1)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=120)

@@ -55,7 +55,7 @@ def one_line(result) -> str:
     return errors[0]
 
 
-def test_a_33_byte_vectors_file_claiming_two_billion_words_is_refused_from_its_size(tmp_path):
+def test_a_31_byte_vectors_file_claiming_two_billion_words_is_refused_from_its_size(tmp_path):
     path = tmp_path / "huge.txt"
     path.write_text("2000000000 1000000\nthe 0.1 0.2\n")
     started = time.perf_counter()
