@@ -172,9 +172,9 @@ def _reachable(address: str | None) -> None:
     try:
         socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
     except OSError as exc:
-        raise IsarcasmError(f"--address {address}: no Ray cluster answered within {timeout:g} s "
-                            f"({exc.strerror or type(exc).__name__}); start one with `ray start --head`, or check the "
-                            f"address (${RAY_TIMEOUT_ENV} sets how long to wait)") from None
+        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc.strerror or 'no answer'}, waited at "
+                            f"most {timeout:g} s); start one with `ray start --head`, or check the address "
+                            f"(${RAY_TIMEOUT_ENV} sets how long to wait)") from None
 
 
 def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:
