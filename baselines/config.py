@@ -66,6 +66,17 @@ class ModelConfig:
             _require(isinstance(classes, int) and classes >= 2,
                      f"model config: auxiliary head {head!r} needs an integer number of classes >= 2, got {classes!r}")
 
+    def training_bytes(self, batch: int, pairwise: bool = False) -> int:
+        """An upper estimate of the bytes one training step holds, before anything is built: the
+        embedding matrix with its gradient and Adam's two moments, and every position's activations
+        (embedding, four LSTM gates, filters, attention) kept for the backward pass, float32.  A
+        ``pairwise`` model also holds a (batch, T, T, k + 1) tensor of position pairs."""
+        length = self.max_len + self.context_len
+        width = self.embedding_dim + 4 * self.hidden * self.dense_layers + self.filters + self.attention_size
+        steps = 2 * batch * length * width
+        pairs = 2 * batch * self.max_len ** 2 * (self.k + 1) if pairwise else 0
+        return 4 * (4 * self.vocab_size * self.embedding_dim + steps + pairs)
+
     def to_dict(self) -> dict:
         return asdict(self)
 

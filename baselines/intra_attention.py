@@ -23,11 +23,13 @@ def intra_attention_features(encoded: Encoded, config: ModelConfig, attention: I
     return layers.Dense(config.hidden, activation="relu", name="projection")(joined)
 
 
-@register_model("siarn", paper=f"SIARN, single-dimensional intra-attention ({PAPER})", cost=1.7)
+@register_model("siarn", paper=f"SIARN, single-dimensional intra-attention ({PAPER})", cost=1.7,
+                pairwise=True)
 def siarn(encoded: Encoded, config: ModelConfig):
     return intra_attention_features(encoded, config, SingleIntraAttention(name="intra_attention"))
 
 
-@register_model("miarn", paper=f"MIARN, multi-dimensional intra-attention ({PAPER})", cost=2.3)
+@register_model("miarn", paper=f"MIARN, multi-dimensional intra-attention ({PAPER})", cost=2.3,
+                pairwise=True)
 def miarn(encoded: Encoded, config: ModelConfig):
     return intra_attention_features(encoded, config, MultiIntraAttention(config.k, name="intra_attention"))

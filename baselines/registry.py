@@ -25,6 +25,7 @@ from keras import layers
 
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import require_file
+from preprocessing.limits import check_model_file
 from preprocessing.registry import Registry
 
 from .common import INPUTS, Encoded, check_matrix, classifier_heads, context_input, embedding_layer, tokens_input
@@ -47,6 +48,9 @@ class ModelSpec:
     #: median ``train_seconds`` of their Table 7 runs (docs/results/table7.json).  It only orders a sweep's runs, most expensive first,
     #: so that ``--jobs`` workers finish together instead of one waiting on a long last run.
     cost: float = 1.0
+    #: The model compares every pair of positions (SIARN, MIARN: a (batch, T, T, k) tensor), so its
+    #: memory grows with the square of ``max_len`` (see :meth:`ModelConfig.training_bytes`).
+    pairwise: bool = False
 
     @property
     def reads_context(self) -> bool:
@@ -63,15 +67,17 @@ class ModelSpec:
 MODELS: Registry[ModelSpec] = Registry("model")
 
 
-def register_model(name: str, paper: str, inputs: tuple[str, ...] = ("tokens",), dropout: float = 0.0,
-                   multitask: bool = False, cost: float = 1.0):
-    """Decorator registering an encoder builder as model ``name``; returns the builder unchanged."""
+def register_model(name: str, paper: str, **traits):
+    """Decorator registering an encoder builder as model ``name``; returns the builder unchanged.
+    ``traits`` are :class:`ModelSpec`'s other fields (``inputs``, ``dropout``, ``multitask``, ``cost``,
+    ``pairwise``), each with its default when left out."""
+    inputs = tuple(traits.pop("inputs", ("tokens",)))
     unknown = [i for i in inputs if i not in INPUTS]
     if "tokens" not in inputs or unknown:
         raise ValueError(f"model {name!r}: inputs must include 'tokens' and be among {sorted(INPUTS)}, got {inputs}")
 
     def decorate(builder: Callable) -> Callable:
-        MODELS.add(name, ModelSpec(name, paper, builder, tuple(inputs), dropout, multitask, cost))
+        MODELS.add(name, ModelSpec(name, paper, builder, inputs, **traits))
         return builder
 
     return decorate
@@ -165,6 +171,7 @@ def load_model(path: str | Path, compile: bool = True) -> keras.Model:
     """
     path = Path(path)
     require_file(path, f"{path}: no such model file (a .keras file written by a training run)")
+    check_model_file(path)  # from the zip's directory, before Keras decompresses anything
     with warnings.catch_warnings():
         # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
         # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.

@@ -43,6 +43,7 @@ import numpy as np
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import require_file, usual_mode
+from preprocessing.limits import check_memory
 
 from .word2vec import train_word2vec
 
@@ -284,6 +285,8 @@ def parse_vectors(source: Path, progress: bool = True):
     from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
 
     header = _has_word2vec_header(source)
+    if header:
+        _check_header(source)
     _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words) ...")
     started = time.perf_counter()
     try:
@@ -300,8 +303,28 @@ def parse_vectors(source: Path, progress: bool = True):
     return kv
 
 
+def _check_header(source: Path) -> None:
+    """Refuse a word2vec header whose ``COUNT DIM`` the file cannot hold, or whose matrix would not fit in
+    memory, before gensim allocates it (a 33-byte file claiming 2e9 x 1e6 once took 15 GB before failing).
+    Each line holds a word and DIM numbers, each at least one character and a separator: a plain file of
+    S bytes has at most S / (2 DIM + 2) of them (a gzipped file's size says nothing: only the memory counts)."""
+    count, dim = map(int, _first_line(source))
+    if source.suffix != ".gz" and count * (2 * dim + 2) > source.stat().st_size + 1:
+        raise DataError.at(source, 1, f"the header claims {count:,} words of {dim:,} numbers, more than a file of "
+                                      f"{source.stat().st_size:,} bytes holds; fix the first line (COUNT DIM) or "
+                                      "pass another --embeddings file")
+    check_memory(f"{source}: its header's {count:,} x {dim:,} vectors", 4 * count * dim,
+                 "fix the first line (COUNT DIM) or pass a smaller --embeddings file")
+
+
 def _has_word2vec_header(source: Path) -> bool:
     """True when the first line is word2vec's ``COUNT DIM`` header."""
+    first = _first_line(source)
+    return len(first) == 2 and all(part.isdigit() for part in first)
+
+
+def _first_line(source: Path) -> list[bytes]:
+    """The first line's fields (a bounded read: a file may be one endless line)."""
     opener = gzip.open if source.suffix == ".gz" else open
     try:
         with opener(source, "rb") as handle:
@@ -310,4 +333,4 @@ def _has_word2vec_header(source: Path) -> bool:
         raise DataError.at(source, None, f"cannot read the vectors file ({exc}); re-fetch it") from None
     if not first:
         raise DataError.at(source, 1, "empty first line: not a GloVe/word2vec text file")
-    return len(first) == 2 and all(part.isdigit() for part in first)
+    return first

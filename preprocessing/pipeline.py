@@ -35,6 +35,7 @@ import numpy as np
 from .config import PreprocessConfig
 from .errors import DataError, IsarcasmError
 from .fileio import read_json
+from .limits import check_memory
 from .schema import checked
 from .tokenize import NormalisingTokenizer
 from .vocab import PAD_ID, Vocabulary
@@ -102,6 +103,8 @@ class Preprocessor:
     def encode(self, token_lists: list[list[str]]) -> np.ndarray:
         """:meth:`transform` for texts already passed through :meth:`tokenize`."""
         self._require_fitted()
+        check_memory(f"the padded token ids of {len(token_lists):,} texts at max_len {self.max_len:,}",
+                     4 * len(token_lists) * self.max_len, "lower --max-len")
         out = np.full((len(token_lists), self.max_len), PAD_ID, dtype=np.int32)
         for row, tokens in enumerate(token_lists):
             ids = self.truncate(self.vocab.encode(tokens))

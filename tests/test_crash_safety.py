@@ -1,5 +1,5 @@
-"""Crash safety of sweeps: SIGKILL mid-sweep loses no finished run, SIGINT stops in one line, and two
-sweeps into one store at once neither corrupt it nor train a run twice.
+"""Crash safety of sweeps: SIGKILL mid-sweep loses no finished run, SIGINT and SIGTERM stop in one line
+(SIGTERM's workers too), and two sweeps into one store at once neither corrupt it nor train a run twice.
 
 Each sweep is a real ``isarcasm reproduce`` process (1 model x 4 seeds, 1 epoch, random embeddings,
 the toy corpus), so the kill lands wherever it lands: between runs, or inside one.
@@ -128,6 +128,34 @@ def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path, jobs):
     assert "Traceback" not in stderr, stderr
     assert stderr.strip().splitlines()[-1].startswith("Error: interrupted"), stderr
     assert all((run / "model.keras").is_file() for run in finished(store))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs):
+    """SIGTERM to the command alone (as a batch system or ``kill`` sends it), with worker processes or
+    without: exit code 143 and one line, and no worker left behind (re-parented, they went on training
+    into the store)."""
+    store = tmp_path / "terminated"
+    process = start([*sweep("terminated"), "--jobs", str(jobs)], tmp_path)
+    wait_for_finished_runs(store, process, 1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr
+    assert "Traceback" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith("Error: terminated"), stderr
+    deadline = time.time() + 15
+    while group_alive(process.pid):  # the workers share the command's process group (start_new_session)
+        assert time.time() < deadline, "worker processes outlived the terminated command"
+        time.sleep(0.1)
+    assert all((run / "model.keras").is_file() for run in finished(store))
+
+
+def group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_two_sweeps_at_once_into_one_store_train_each_run_once(sweep, tmp_path, reference):

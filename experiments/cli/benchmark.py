@@ -25,6 +25,7 @@ from experiments.studies.benchmark import BenchmarkRequest, classic_models, pars
 from experiments.studies.cross_eval import CORPORA, run_cross
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import register_entrant
+from preprocessing.limits import MAX_RESAMPLES
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
 _PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
@@ -78,8 +79,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @seeds_option
 @click.option("--test", "method", type=click.Choice(METHODS), default=DEFAULT_METHOD,
               show_default=True, help="Paired significance test (see experiments/reports/significance.py).")
-@click.option("--resamples", type=click.IntRange(min=100), default=DEFAULT_RESAMPLES, show_default=True,
-              help="Bootstrap resamples of the test examples.")
+@click.option("--resamples", type=click.IntRange(min=100, max=MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
+              show_default=True, help=f"Bootstrap resamples of the test examples (at most {MAX_RESAMPLES:,}).")
 @click.option("--estimator", default=None, metavar="FILE.py",
               help="MODEL is the scikit-learn estimator FILE.py's make_estimator() returns (its PARAM_GRID chosen "
                    "on validation); see examples/sklearn_pipeline.py.")

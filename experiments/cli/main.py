@@ -6,9 +6,12 @@ a folder without permission) one line too, exit code 74.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
+import signal
+import threading
 
 import click
 
@@ -31,13 +34,16 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with _sigterm_as_interrupt():
+                return super().invoke(ctx)
         except IsarcasmError as exc:
             raise click.ClickException(one_line(str(exc))) from None
         except click.UsageError as exc:
             raise _one_line(exc) from None
+        except _Terminated:
+            raise _Interrupted(143, "terminated") from None
         except KeyboardInterrupt:
-            raise _Interrupted() from None
+            raise _Interrupted(130, "interrupted") from None
         except OSError as exc:
             if exc.errno not in MACHINE_FAULTS:
                 raise
@@ -50,14 +56,37 @@ class _Group(click.Group):
             raise _one_line(exc) from None
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt`` that ends
+    the worker processes (experiments/runs/scheduler.py), cancels Ray tasks or drops a half-written run
+    does the same for it.  Python's default for SIGTERM ends this process alone, and its ``--jobs``
+    workers, re-parented, went on training."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM raises :class:`_Terminated` while a command runs (signals are the main thread's alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Interrupted(click.ClickException):
-    """Ctrl-C (SIGINT): one line and exit code 130, as a shell reports a command it interrupted."""
+    """Ctrl-C (SIGINT) or SIGTERM: one line and exit code 130 or 143, as a shell reports a command that
+    signal ended (128 + the signal's number)."""
 
-    exit_code = 130
-
-    def __init__(self):
-        super().__init__("interrupted; finished runs are kept (a run being trained is not), and the same command "
-                         "resumes")
+    def __init__(self, exit_code: int, what: str):
+        super().__init__(f"{what}; finished runs are kept (a run being trained is not), and the same command resumes")
+        self.exit_code = exit_code
 
 
 _ELSEWHERE = "or choose another --output-dir / --results-dir"

@@ -24,6 +24,7 @@ from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError, json_shown
 from preprocessing.fileio import surrogate_at, surrogate_problem
+from preprocessing.limits import MAX_SEEDS
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
 
@@ -125,8 +126,8 @@ def split_list(value: str | None) -> list[str] | None:
 
 
 def seeds_option(func):
-    return click.option("--seeds", type=click.IntRange(min=1), default=None,
-                        help="Seeds per cell, 0 .. N-1  [default: 5; 1 with --quick]")(func)
+    return click.option("--seeds", type=click.IntRange(min=1, max=MAX_SEEDS), default=None,
+                        help=f"Seeds per cell, 0 .. N-1 (N at most {MAX_SEEDS:,})  [default: 5; 1 with --quick]")(func)
 
 
 def seed_list(seeds: int | None, quick: bool) -> list[int]:

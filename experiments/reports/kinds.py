@@ -52,14 +52,16 @@ def kind_of(result: dict) -> ResultKind:
 
 def save_result(result: dict, results_root: Path) -> list[Path]:
     """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save), with the
-    results schema's version (see :mod:`experiments.reports.results`)."""
+    results schema's version (see :mod:`experiments.reports.results`), committed as one set (a kill leaves
+    the previous set or this one: :mod:`experiments.runs.results_set`)."""
     result = stamped(result)
     kind = kind_of(result)
-    paths = write_result_files(result, results_root, kind.csv(result) if kind.csv else None, kind.markdown(result))
-    if kind.figures_on_save:
-        paths += [path for _, drawn in kind.figures(result, results_root / result["experiment"])
-                  for _, path in drawn if path]
-    return paths
+
+    def figures(folder: Path) -> list[Path]:  # drawn into the set's staging folder, committed with the files
+        return [path for _, drawn in kind.figures(result, folder) for _, path in drawn if path]
+
+    return write_result_files(result, results_root, kind.csv(result) if kind.csv else None, kind.markdown(result),
+                              figures if kind.figures_on_save else None)
 
 
 def write_html(result: dict, folder: Path) -> Path:

@@ -16,9 +16,11 @@ Version history:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
+from experiments.runs.results_set import recover
 from preprocessing.errors import IsarcasmError
 
 SCHEMA_VERSION = 1
@@ -65,7 +67,10 @@ def upgrade(result, source: str) -> dict:
 
 
 def load_results(path: Path) -> dict:
-    """The results file at ``path``, upgraded to the current version (or one line saying why not)."""
+    """The results file at ``path``, upgraded to the current version (or one line saying why not).  A set whose
+    commit a kill interrupted is completed first (:func:`experiments.runs.results_set.recover`)."""
+    with contextlib.suppress(OSError, ValueError):  # a read-only folder is read as it is
+        recover(Path(path).parent, Path(path).stem)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -42,6 +42,7 @@ from experiments.runs.store import RunFiles, refuse_other_run, store_run_files, 
 from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LexiconFeaturizer
+from preprocessing.limits import RAY_TIMEOUT_ENV, ray_timeout
 from preprocessing.records import Dataset
 
 
@@ -145,6 +146,7 @@ class RayExecutor:
 def _start(ray, address: str | None) -> None:
     """Connect to the cluster at ``address``, or start Ray in this process; the project's code goes
     with the job (workers import the driver's code, not whatever is installed on their node)."""
+    _reachable(address)
     try:
         runtime_env = {"py_modules": [str(SOURCES / name) for name in PACKAGES]}
         if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
@@ -158,6 +160,22 @@ def _start(ray, address: str | None) -> None:
     except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the command stops with one line
         raise IsarcasmError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
                             f"{type(exc).__name__}: {exc}") from None
+
+
+def _reachable(address: str | None) -> None:
+    """Refuse an address where nothing answers within :func:`~preprocessing.limits.ray_timeout` seconds,
+    before ``ray.init``, which retries an unreachable cluster for minutes.  ``auto`` (Ray finds the address
+    itself) and no address (Ray started here) are left to Ray."""
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not port.isdigit():
+        return
+    timeout = ray_timeout()
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc.strerror or 'no answer'}, waited at "
+                            f"most {timeout:g} s); start one with `ray start --head`, or check the address "
+                            f"(${RAY_TIMEOUT_ENV} sets how long to wait)") from None
 
 
 def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:

@@ -128,14 +128,15 @@ class LocalExecutor:
 
     def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
             finished: Callable[[int, RunResult], None]) -> None:
-        if self.jobs <= 1:
+        jobs = capped_jobs(self.jobs)
+        if jobs <= 1:
             for index, task in enumerate(tasks):
                 finished(index, train_task(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
             return
         from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
 
-        threads = max(1, cores() // self.jobs)
-        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"),
+        threads = max(1, cores() // jobs)
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_start_worker,
                                    initargs=(threads, plugin_files()))
         try:
@@ -147,6 +148,16 @@ class LocalExecutor:
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)  # on an error or Ctrl-C, queued runs never start
+
+
+def capped_jobs(jobs: int) -> int:
+    """``jobs``, at most one per core: each worker is a TensorFlow process of about a gigabyte, and more
+    of them than cores train no faster (``--jobs 1000`` once started a process per run).  One line says
+    so when it caps."""
+    available = cores()
+    if jobs > available:
+        logging.getLogger(__name__).warning(f"--jobs {jobs} capped to {available}, the cores this process may use")
+    return min(jobs, available)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

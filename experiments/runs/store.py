@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import itertools
 import json
 import logging
 import os
@@ -21,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,7 @@ except ImportError:  # not POSIX: no lock (two sweeps into one store at once are
 
 import numpy as np
 
+from experiments.runs import results_set
 from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
@@ -144,37 +146,45 @@ def _replace(staged: Path, path: Path) -> None:
         raise
 
 
-def write_result_files(result: dict, results_root: Path, csv_text: str | None, markdown: str) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None), each written atomically.
+def write_result_files(result: dict, results_root: Path, csv_text: str | None, markdown: str,
+                       figures: Callable[[Path], list[Path]] | None = None) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None) and the figures
+    ``figures(folder)`` draws into ``<experiment>/``, committed as one set (see
+    :mod:`experiments.runs.results_set`): a kill leaves the previous set or this one, never a mix.
 
     Results an earlier invocation wrote there are never replaced silently:
-    they are first moved to ``<results_root>/previous/`` under their time
+    they are first kept in ``<results_root>/previous/`` under their time
     stamp (they hold, e.g., the wall time of the invocation that trained the
     runs a later one reused), and a line on stderr says so.
     """
     name = safe_name(result["experiment"], "experiment")
-    paths = [results_root / f"{name}.{ext}" for ext in ("json", "csv", "md")]
-    texts = [json_text(result), csv_text, markdown]
-    staged: list[tuple[Path, Path]] = []
-    try:  # every file written in full before any is put in place: a full disk leaves the earlier set as it was
-        for path, text in zip(paths, texts):
+    files = {f"{name}.json": json_text(result),
+             f"{name}.csv": csv_text, f"{name}.md": markdown}
+    with results_set.staging(results_root, name) as folder:
+        for file, text in files.items():
             if text is not None:
-                staged.append((_staged(path, text), path))
-    except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-        raise
-    if paths[0].is_file():
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(paths[0].stat().st_mtime))
-        kept = results_root / PREVIOUS
-        kept.mkdir(parents=True, exist_ok=True)
-        for path in paths:
-            if path.is_file():
-                path.replace(kept / f"{path.stem}-{stamp}{path.suffix}")
-        print(f"earlier {paths[0].stem} results moved to {kept}/ (suffix -{stamp})", file=sys.stderr)
-    for tmp, path in staged:
-        _replace(tmp, path)
-    return [path for path in paths if path.is_file()]
+                write_text(folder / file, text)
+        drawn = figures(folder / name) if figures else []
+        stamp = _stamp(results_root / f"{name}.json")
+        keep = {file: f"{PREVIOUS}/{Path(file).stem}-{stamp}{Path(file).suffix}" for file in files
+                if stamp and (results_root / file).is_file()}
+        steps = results_set.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
+        results_set.commit(results_root, name, folder, steps)
+    if keep:
+        print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
+    return [results_root / file for file, text in files.items() if text is not None] + \
+        [results_root / path.relative_to(folder) for path in drawn]
+
+
+def _stamp(current: Path) -> str | None:
+    """The suffix a current results file is kept under: when it was written (``-2``, ``-3``... after it when
+    a set of the same second is kept already); None when there is no current file."""
+    if not current.is_file():
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(current.stat().st_mtime))
+    for suffix in itertools.chain([stamp], (f"{stamp}-{n}" for n in itertools.count(2))):
+        if not (current.parent / PREVIOUS / f"{current.stem}-{suffix}{current.suffix}").exists():
+            return suffix
 
 
 def read_json(path: Path):

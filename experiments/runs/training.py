@@ -50,6 +50,7 @@ from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LEXICON_TOKENS
+from preprocessing.limits import check_memory
 from preprocessing.records import Dataset, Record
 
 
@@ -384,6 +385,10 @@ def _compile(plan: _Plan, data: _Data, verbose: int) -> _Built:
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
                                lexicon_dim=data.inputs.lexicon_dim, context_len=data.inputs.context_len,
                                aux_heads={task: len(classes) for task, classes in data.aux.items()})
+    batch = min(train.batch_size, len(data.train_texts))  # Keras never makes a batch larger than the data
+    check_memory(f"training {spec.name} ({len(preprocessor.vocab):,} words x {matrix.shape[1]} dimensions, max_len "
+                 f"{preprocessor.max_len:,}, batch {batch:,})", model_config.training_bytes(batch, spec.pairwise),
+                 "lower --max-len or --batch-size")
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
     compile_metrics = [selection_metric(num_classes, multi_label, macro=train.select_on == "macro-f1")]

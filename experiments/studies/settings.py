@@ -12,7 +12,7 @@ from pathlib import Path
 
 from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import TrainConfig, experiment_name
-from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
+from experiments.runs.scheduler import Executor, LocalExecutor, RunTask, capped_jobs
 from experiments.runs.spec import RunOptions, RunSpec, RunStore
 from experiments.runs.training import finished_run
 from preprocessing.corpora import corpus_options, load_corpus
@@ -52,6 +52,8 @@ class Settings:
             import_ray()  # fail now, in one line, rather than after loading the corpora
         elif self.address is not None or self.cpus_per_run != 1 or self.gpus_per_run != 0:
             raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
+        else:
+            self.jobs = capped_jobs(self.jobs)  # said once, here, before any progress bar
 
     def corpus_options(self, name: str) -> dict:
         """The file-corpus options that apply to corpus ``name``."""

@@ -1,0 +1,198 @@
+"""Bounds before allocation (preprocessing/limits.py): a tiny input that claims a huge size is refused in one
+line, fast, before anything of that size is allocated; see docs/reliability.md.
+
+The vectors header is read under ``ulimit -v`` (RLIMIT_AS) in a child process, so an allocation of the
+claimed size would fail there rather than succeed slowly; the others are refused before the allocation
+they guard (a run's padded ids, a model's tensors, a model file's weights), which the time they take
+and the missing run folder show.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from toy_corpus import write_corpus
+
+from experiments.cli import main
+from experiments.runs.scheduler import capped_jobs, cores
+from preprocessing.errors import IsarcasmError
+from preprocessing.limits import MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, memory_budget, parse_size
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Reads the vectors file argv[1] in a process that may map at most 1 GiB.
+UNDER_ULIMIT = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from embeddings.vectors import parse_vectors
+from preprocessing.errors import IsarcasmError
+try:
+    parse_vectors(Path(sys.argv[1]), progress=False)
+except IsarcasmError as exc:
+    print(exc)
+    sys.exit(1)
+"""
+
+
+def read_under_ulimit(path: Path, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", UNDER_ULIMIT, str(path)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def one_line(result) -> str:
+    """The one error line (a run's progress lines may come before it)."""
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1 and "Traceback" not in result.output, result.output
+    return errors[0]
+
+
+def test_a_31_byte_vectors_file_claiming_two_billion_words_is_refused_from_its_size(tmp_path):
+    path = tmp_path / "huge.txt"
+    path.write_text("2000000000 1000000\nthe 0.1 0.2\n")
+    started = time.perf_counter()
+    child = read_under_ulimit(path)
+    assert child.returncode == 1, child.stderr
+    assert "header claims 2,000,000,000 words of 1,000,000 numbers" in child.stdout
+    assert "fix the first line" in child.stdout
+    assert time.perf_counter() - started < 60
+
+
+def test_a_gzipped_vectors_header_is_refused_from_the_memory_budget(tmp_path):
+    """A gzipped file's size says nothing about its lines: the matrix the header claims must fit the budget."""
+    path = tmp_path / "huge.txt.gz"
+    path.write_bytes(gzip.compress(b"100000 100000\nthe " + b"0 " * 10 + b"\n"))
+    child = read_under_ulimit(path)  # the 1 GiB ulimit makes the budget 768 MiB; the header claims 37 GiB
+    assert child.returncode == 1, child.stderr
+    assert "100,000 x 100,000 vectors would take 37.3 GiB" in child.stdout
+    assert MEMORY_ENV in child.stdout
+
+
+def test_a_vectors_header_the_file_holds_still_loads(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text("2 3\nthe 0.1 0.2 0.3\na 1 2 3\n")
+    child = read_under_ulimit(path)
+    assert child.returncode == 0, child.stdout + child.stderr
+
+
+def keras_file(path: Path, member_bytes: int, compression: int) -> Path:
+    """A zip like a .keras file whose weights member holds ``member_bytes`` zeros."""
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        archive.writestr("config.json", "{}")
+        with archive.open("model.weights.h5", "w", force_zip64=True) as member:
+            for _ in range(member_bytes >> 20):
+                member.write(bytes(1 << 20))
+    return path
+
+
+def test_a_keras_file_that_expands_like_a_zip_bomb_is_refused_before_keras_opens_it(tmp_path):
+    from baselines import load_model
+
+    path = keras_file(tmp_path / "bomb.keras", 80 << 20, zipfile.ZIP_DEFLATED)
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(IsarcasmError, match=r"model.weights.h5 declares 80.0 MiB packed into .*zip bomb"):
+        load_model(path)
+
+
+def test_a_keras_file_whose_weights_exceed_the_budget_is_refused(tmp_path, monkeypatch):
+    from baselines import load_model
+
+    monkeypatch.setenv(MEMORY_ENV, "2M")
+    path = keras_file(tmp_path / "big.keras", 1 << 20, zipfile.ZIP_STORED)
+    with pytest.raises(IsarcasmError, match=r"loading this model would take 3.0 MiB, more than the 2.0 MiB"):
+        load_model(path)
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    return write_corpus(tmp_path / "toy.csv")
+
+
+def train(corpus: Path, tmp_path: Path, *options: str):
+    args = ["train", "--corpus", str(corpus), "--model", "cnn", "--embeddings", "random", "--epochs", "1",
+            "--split-col", "split", "--output-dir", str(tmp_path / "runs"), *options]
+    started = time.perf_counter()
+    result = CliRunner().invoke(main, args)
+    return result, time.perf_counter() - started
+
+
+def test_max_len_of_a_billion_is_refused_before_the_padded_ids_are_allocated(corpus, tmp_path):
+    result, seconds = train(corpus, tmp_path, "--max-len", "1000000000")
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert "padded token ids of 144 texts at max_len 1,000,000,000 would take 536.4 GiB" in line, line
+    assert "lower --max-len" in line
+    assert seconds < 60
+    assert not list((tmp_path / "runs").rglob("*.keras"))
+
+
+def test_a_pairwise_model_at_a_long_max_len_is_refused_before_it_is_built(corpus, tmp_path):
+    """20,000 positions are cheap as ids (16 MiB) but MIARN's pair tensor is batch x T x T x (k + 1)."""
+    result, _ = train(corpus, tmp_path, "--max-len", "20000", "--model", "miarn")
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert "training miarn" in line and "lower --max-len or --batch-size" in line, line
+    assert not list((tmp_path / "runs").rglob("*.keras"))
+
+
+def test_a_batch_size_beyond_the_data_is_no_cost_at_all(corpus, tmp_path, monkeypatch):
+    """Keras never makes a batch larger than the training split, so a huge --batch-size costs nothing more
+    and is not refused (the estimate takes the batch Keras will make)."""
+    result, _ = train(corpus, tmp_path, "--batch-size", "1000000000")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_memory_budget_from_the_environment_is_a_size(monkeypatch):
+    monkeypatch.setenv(MEMORY_ENV, "1.5G")
+    assert memory_budget() == 3 << 29
+    assert parse_size("512M") == 512 << 20 and parse_size("4096") == 4096
+    for wrong in ("lots", "-1G", "nanG", "0"):
+        with pytest.raises(IsarcasmError, match="is not a size"):
+            parse_size(wrong)
+
+
+def test_jobs_beyond_the_cores_are_capped_in_one_line(caplog):
+    with caplog.at_level(logging.WARNING):
+        assert capped_jobs(1000) == cores()
+    assert [record.getMessage() for record in caplog.records] == [
+        f"--jobs 1000 capped to {cores()}, the cores this process may use"]
+    caplog.clear()
+    assert capped_jobs(1) == 1 and not caplog.records
+
+
+@pytest.mark.parametrize("command, option, limit", [
+    (["reproduce", "table7"], "--seeds", MAX_SEEDS),
+    (["benchmark", "cnn"], "--resamples", MAX_RESAMPLES),
+])
+def test_seeds_and_resamples_are_bounded(command, option, limit, tmp_path):
+    result = CliRunner().invoke(main, [*command, option, str(limit + 1), "--output-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert f"{limit + 1} is not in the range" in one_line(result) and f"{limit}" in result.output
+
+
+@pytest.mark.parametrize("address, timeout", [("127.0.0.1:1", None), ("192.0.2.1:6379", "2")])
+def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_timeout(address, timeout, tmp_path,
+                                                                                     monkeypatch):
+    """Ray itself retries an unreachable cluster for minutes (more than five, measured); a refused port fails
+    at once and an address that never answers (192.0.2.1 is TEST-NET-1) after $ISARCASM_RAY_TIMEOUT."""
+    pytest.importorskip("ray")
+    if timeout:
+        monkeypatch.setenv(RAY_TIMEOUT_ENV, timeout)
+    experiment = tmp_path / "toy.toml"
+    experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{write_corpus(tmp_path / 'toy.csv')}'\n"
+                          "model = 'cnn'\n")
+    started = time.perf_counter()
+    result = CliRunner().invoke(main, ["reproduce", str(experiment), "--quick", "--embeddings", "random",
+                                       "--split-col", "split", "--executor", "ray", "--address", address,
+                                       "--output-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 1, result.output
+    assert f"--address {address}: no Ray cluster there (" in result.output.strip().splitlines()[-1]
+    assert time.perf_counter() - started < 30
