@@ -124,19 +124,26 @@ def train(corpus: Path, tmp_path: Path, *options: str):
     return result, time.perf_counter() - started
 
 
-def test_max_len_of_a_billion_is_refused_before_the_padded_ids_are_allocated(corpus, tmp_path):
-    result, seconds = train(corpus, tmp_path, "--max-len", "1000000000")
+def test_max_len_of_a_billion_is_refused_by_its_declared_range(corpus, tmp_path):
+    result, _ = train(corpus, tmp_path, "--max-len", "1000000000")
+    assert result.exit_code == 2 and "1000000000" in result.output and "10000" in result.output, result.output
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").rglob("*.keras"))
+
+
+def test_padded_ids_beyond_the_memory_budget_are_refused_before_they_are_allocated(corpus, tmp_path, monkeypatch):
+    monkeypatch.setenv("ISARCASM_MEMORY_LIMIT", "2M")
+    result, seconds = train(corpus, tmp_path, "--max-len", "10000")
     assert result.exit_code == 1
     line = one_line(result)
-    assert "padded token ids of 144 texts at max_len 1,000,000,000 would take 536.4 GiB" in line, line
+    assert "padded token ids of 144 texts at max_len 10,000 would take" in line, line
     assert "lower --max-len" in line
     assert seconds < 60
     assert not list((tmp_path / "runs").rglob("*.keras"))
 
 
 def test_a_pairwise_model_at_a_long_max_len_is_refused_before_it_is_built(corpus, tmp_path):
-    """20,000 positions are cheap as ids (16 MiB) but MIARN's pair tensor is batch x T x T x (k + 1)."""
-    result, _ = train(corpus, tmp_path, "--max-len", "20000", "--model", "miarn")
+    """10,000 positions are cheap as ids (8 MiB) but MIARN's pair tensor is batch x T x T x (k + 1)."""
+    result, _ = train(corpus, tmp_path, "--max-len", "10000", "--model", "miarn")
     assert result.exit_code == 1
     line = one_line(result)
     assert "training miarn" in line and "lower --max-len or --batch-size" in line, line
@@ -146,7 +153,7 @@ def test_a_pairwise_model_at_a_long_max_len_is_refused_before_it_is_built(corpus
 def test_a_batch_size_beyond_the_data_is_no_cost_at_all(corpus, tmp_path, monkeypatch):
     """Keras never makes a batch larger than the training split, so a huge --batch-size costs nothing more
     and is not refused (the estimate takes the batch Keras will make)."""
-    result, _ = train(corpus, tmp_path, "--batch-size", "1000000000")
+    result, _ = train(corpus, tmp_path, "--batch-size", "1048576")
     assert result.exit_code == 0, result.output
 
 
