@@ -44,6 +44,10 @@ def staging(root: Path, name: str) -> Iterator[Path]:
         folder = Path(tempfile.mkdtemp(prefix=_STAGING.format(name=name), dir=root))
         try:
             yield folder
+        except OSError as exc:  # a full disk while staging: name the file the user will look for
+            if exc.filename and Path(exc.filename).parent == folder:
+                exc.filename = str(root / Path(exc.filename).name)
+            raise
         finally:
             _recover(root, name)
 
