@@ -30,8 +30,8 @@ demo: data
 	$(BIN)/isarcasm data list
 	$(BIN)/isarcasm reproduce table7 --jobs $(JOBS) $(DEMO_ARGS)
 
-# The Ray, backends and hub extras too: tests/test_ray_executor.py runs on Ray, tests/test_backends.py trains
-# every model on JAX and torch, tests/test_keras_entrants.py the keras_hub example (each skips, with the
+# The Ray, backends and hub extras too: tests/experiments/runs/test_ray_executor.py runs on Ray, tests/experiments/runs/test_backends.py trains
+# every model on JAX and torch, tests/experiments/runs/test_keras_entrants.py the keras_hub example (each skips, with the
 # reason, where its extra is missing).
 test: $(BIN)/python
 	$(PIP) -e '.[test,ray,backends,hub]'

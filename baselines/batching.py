@@ -3,7 +3,7 @@
 Texts are padded to the corpus' ``max_len`` (the 99th percentile of training
 lengths), but most are much shorter: on iSarcasm the mean text has 21 of 57
 positions.  Every model masks its padding, so a text's probabilities do not
-depend on how much padding follows it (tests/test_models.py checks this for
+depend on how much padding follows it (tests/baselines/test_models.py checks this for
 every model, to the last bit on the CPU).  :func:`predict_by_length` therefore
 sorts the texts by length, cuts each batch's trailing all-padding columns and
 returns the rows in their original order: the same numbers from far fewer

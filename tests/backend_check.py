@@ -1,6 +1,6 @@
 """Every model on the Keras backend this process runs on: build, train, predict, save, reload.
 
-Run by ``tests/test_backends.py`` once per backend, in a subprocess (``KERAS_BACKEND`` is read
+Run by ``tests/experiments/runs/test_backends.py`` once per backend, in a subprocess (``KERAS_BACKEND`` is read
 when Keras is imported and cannot change afterwards)::
 
     KERAS_BACKEND=jax python tests/backend_check.py REPORT.json WORKDIR
@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]
+sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE / "baselines")]
 
 import keras  # noqa: E402  (after the path: the checkout's packages, not an installed copy)
 import numpy as np  # noqa: E402

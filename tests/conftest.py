@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from locations import TEST_FOLDERS
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(folder) for folder in TEST_FOLDERS]  # tests reuse each other's fixtures by module name
 
 
 def _candidate_dirs() -> list[Path]:

@@ -125,7 +125,7 @@ def test_every_import_inside_a_function_says_why_it_is_there():
 def test_no_test_imports_a_private_name_of_another_module():
     modules = project_modules()
     private = []
-    for path in sorted(Path(__file__).parent.glob("*.py")):
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module in modules or node.module is None):
                 private += [f"{path.name}:{node.lineno} {alias.name}" for alias in node.names

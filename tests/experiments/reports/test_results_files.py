@@ -7,8 +7,9 @@ import pytest
 from experiments.reports.kinds import kind_of
 from experiments.reports.results import SCHEMA_VERSION, load_results, stamped, upgrade
 from preprocessing.errors import IsarcasmError
+from locations import ROOT
 
-COMMITTED = sorted((Path(__file__).resolve().parents[1] / "docs" / "results").glob("*.json"))
+COMMITTED = sorted((ROOT / "docs" / "results").glob("*.json"))
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])

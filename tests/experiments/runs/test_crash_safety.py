@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SEEDS = 4
 RESULTS = "toy-epochs-1-embeddings-random.json"
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from locations import ROOT
 from toy_corpus import write_corpus
 
 from experiments.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = "toy-quick-embeddings-random"
 
 try:

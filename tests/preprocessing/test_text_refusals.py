@@ -16,8 +16,9 @@ from experiments.cli import main
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import read_json
 from preprocessing.pipeline import Preprocessor
+from locations import FIXTURES
 
-OLD_RUN = Path(__file__).parent / "fixtures" / "run-094c709"
+OLD_RUN = FIXTURES / "run-094c709"
 PROBLEM = (r"a lone surrogate \\ud800 at character 5 \(half of a UTF-16 pair, from a JSON escape or bytes that "
            r"are not UTF-8\) is not text; fix or remove it$")
 

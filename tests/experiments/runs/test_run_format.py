@@ -17,8 +17,9 @@ from experiments.runs.store import read_predictions
 from experiments.runs.training import expected_hash
 from preprocessing.corpora import load_corpus
 from experiments.runs.spec import RunSpec
+from locations import FIXTURES
 
-OLD_RUN = Path(__file__).parent / "fixtures" / "run-094c709"
+OLD_RUN = FIXTURES / "run-094c709"
 SETTINGS = TrainConfig(epochs=1, batch_size=32, embeddings="random")
 
 

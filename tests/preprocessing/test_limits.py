@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from locations import ROOT
 from toy_corpus import write_corpus
 
 from experiments.cli import main
@@ -26,7 +27,6 @@ from experiments.runs.scheduler import capped_jobs, cores
 from preprocessing.errors import IsarcasmError
 from preprocessing.limits import MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, memory_budget, parse_size
 
-ROOT = Path(__file__).resolve().parents[1]
 
 #: Reads the vectors file argv[1] in a process that may map at most 1 GiB.
 UNDER_ULIMIT = """

@@ -20,8 +20,8 @@ from experiments.runs.protocol import TrainConfig
 from experiments.runs.spec import RunPlace, RunSpec
 from experiments.runs.store import read_predictions, run_dir
 from preprocessing.corpora import load_corpus
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "keras_hub_transformer.py"
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under ONE_EPOCH

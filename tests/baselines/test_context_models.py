@@ -9,7 +9,7 @@ import pytest
 
 from baselines import build_model, load_model
 from preprocessing.errors import IsarcasmError
-from tests.test_models import MARKER, VOCAB, pad, small_config
+from test_models import MARKER, VOCAB, pad, small_config
 
 CONTEXT_MODELS = ["lstm", "att-lstm", "cnn", "3cnn", "siarn", "miarn"]
 RESPONSES = [[5, 6, 7], [8, 9, 10, 11, 12], [13]]

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 CORPUS: list[Path] = []  # the one toy corpus file every store's run was trained on (its path is in the config)

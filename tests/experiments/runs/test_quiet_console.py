@@ -17,8 +17,8 @@ import pytest
 from toy_corpus import write_corpus
 
 from experiments.runs.console import ABSL_NOTICE, native_lines_kept
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 #: What a line of TensorFlow, absl, CUDA, oneDNN, XLA or Ray looks like.
 FOREIGN = re.compile(r"absl|InitializeLog|cuda|cudart|oneDNN|tensorflow|retracing|^[IWEF]\d{4} |\bray\b|raylet",
                      re.IGNORECASE | re.MULTILINE)

@@ -8,8 +8,9 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from locations import ROOT
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "bigru_plugin.py"
+EXAMPLE = ROOT / "examples" / "bigru_plugin.py"
 
 pytestmark = pytest.mark.usefixtures("clean_model_registry")  # the plugin's model is unregistered after
 

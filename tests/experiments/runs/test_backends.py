@@ -19,8 +19,9 @@ import pytest
 from backend_check import CASES
 
 from experiments.runs.provenance import BACKENDS as ALL_BACKENDS
+from locations import TESTS
 
-HELPER = Path(__file__).resolve().parent / "backend_check.py"
+HELPER = TESTS / "backend_check.py"
 #: The backends other than TensorFlow (the one the rest of the suite runs on), and the package each needs.
 BACKENDS = {name: package for name, package in ALL_BACKENDS.items() if name != "tensorflow"}
 _reports: dict[str, dict] = {}

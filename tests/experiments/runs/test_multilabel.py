@@ -14,7 +14,7 @@ from experiments.runs.store import read_predictions
 from experiments.runs.training import targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
-from tests.test_models import small_config
+from test_models import small_config
 
 GOLD = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 0]])
 PREDICTED = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1], [0, 0, 0]])
