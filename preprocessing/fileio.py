@@ -114,9 +114,12 @@ def read_text(path: Path) -> str:
 
 
 def content_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    """sha256 of the content (of the decompressed content for ``.gz``), streamed."""
+    """sha256 of the content (of the decompressed content for ``.gz``), streamed: no decompression bound
+    (a large vectors file is hashed in constant memory), and a broken gzip raises ``OSError`` as a file
+    whose content differs (``data verify`` reports it as a mismatch)."""
     digest = hashlib.sha256()
-    with open_binary(path) as handle:
+    opener = gzip.open if is_gzip(path) else open
+    with opener(path, "rb") as handle:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
