@@ -75,3 +75,14 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "real_data_dir" in getattr(item, "fixturenames", ()) or item.module.__name__.split(".")[-1] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def clean_entrants():
+    """Every test leaves the entrant registry as it found it."""
+    from experiments.runs.entrants import ENTRANTS
+
+    saved = dict(ENTRANTS._items)
+    yield
+    ENTRANTS._items.clear()
+    ENTRANTS._items.update(saved)

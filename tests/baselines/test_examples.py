@@ -1,7 +1,6 @@
 """The worked plugin in examples/, exercised through the public command line."""
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -1,6 +1,5 @@
 """Results files carry a schema version and load through one function, which upgrades or refuses them."""
 import json
-from pathlib import Path
 
 import pytest
 

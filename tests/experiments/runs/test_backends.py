@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from backend_check import CASES

@@ -5,7 +5,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ from sklearn.metrics import f1_score
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
-from experiments.runs.entrants import ENTRANTS, plan_run, score_run
+from experiments.runs.entrants import plan_run, score_run
 from experiments.runs.keras_entrants import load_keras_model
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.spec import RunPlace, RunSpec
@@ -23,6 +22,7 @@ from preprocessing.corpora import load_corpus
 from locations import ROOT
 
 EXAMPLE = ROOT / "examples" / "keras_hub_transformer.py"
+pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under ONE_EPOCH
 NO_HUB = importlib.util.find_spec("keras_hub") is None
@@ -38,15 +38,6 @@ def build(train_texts, seed):
     hidden = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(200, 8)(vectorize(inputs)))
     return keras.Model(inputs, keras.layers.Dense(1, activation="{activation}")(hidden))
 """
-
-
-@pytest.fixture(autouse=True)
-def clean_entrants():
-    """Every test leaves the entrant registry as it found it."""
-    saved = dict(ENTRANTS._items)
-    yield
-    ENTRANTS._items.clear()
-    ENTRANTS._items.update(saved)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,24 +13,15 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
-from experiments.runs.entrants import ENTRANTS
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions, run_dir
 from preprocessing.corpora import load_corpus
 from locations import ROOT
 
 EXAMPLE = ROOT / "examples" / "outside_predictions.py"
+pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under ONE_EPOCH
-
-
-@pytest.fixture(autouse=True)
-def clean_entrants():
-    """Every test leaves the entrant registry as it found it."""
-    saved = dict(ENTRANTS._items)
-    yield
-    ENTRANTS._items.clear()
-    ENTRANTS._items.update(saved)
 
 
 @pytest.fixture(scope="module")

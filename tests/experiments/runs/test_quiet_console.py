@@ -11,9 +11,7 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 from toy_corpus import write_corpus
 
 from experiments.runs.console import ABSL_NOTICE, native_lines_kept

@@ -4,7 +4,6 @@ import hashlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
-from experiments.runs.entrants import ENTRANTS, plan_run, score_run
+from experiments.runs.entrants import plan_run, score_run
 from experiments.runs.estimators import load_estimator
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.spec import RunPlace, RunSpec
@@ -24,17 +23,9 @@ from preprocessing.errors import IsarcasmError
 from locations import ROOT
 
 EXAMPLE = ROOT / "examples" / "sklearn_pipeline.py"
+pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under ONE_EPOCH
-
-
-@pytest.fixture(autouse=True)
-def clean_entrants():
-    """Every test leaves the entrant registry as it found it."""
-    saved = dict(ENTRANTS._items)
-    yield
-    ENTRANTS._items.clear()
-    ENTRANTS._items.update(saved)
 
 
 @pytest.fixture(scope="module")
