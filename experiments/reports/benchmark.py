@@ -58,6 +58,8 @@ def benchmark_summary(result: dict) -> list[str]:
          "the classic models whose runs exist; models with equal means share a rank (2=), the next one gets the "
          "rank after them. Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
          "floor: the cell's metric when every text is labelled sarcastic (the share of sarcastic texts beside it). "
+         "Cost, in each cell's table: parameters, the weights of a run's saved model (— where a run keeps none); "
+         "training per run, the mean seconds its runs recorded on the machine that trained them. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
@@ -87,11 +89,14 @@ def benchmark_summary(result: dict) -> list[str]:
 
 
 def _model_row(name: str, ranked: dict, stats: dict) -> str:
-    """A model's first columns in a cell's table: rank, name, main metric, macro-F1, predicted share, seeds
-    (``ranked`` has the rank; a classic's row is both)."""
+    """A model's first columns in a cell's table: rank, name, main metric, macro-F1, predicted share, its
+    cost (weights of the saved model, training time per run) and seeds (``ranked`` has the rank; a
+    classic's row is both). Results saved before the cost was recorded show "—" there."""
     rank = rank_text(ranked) if "rank" in ranked else "—"
+    parameters = f"{stats['parameters']:,}" if stats.get("parameters") is not None else "—"
+    seconds = f"{stats['train_seconds']['mean']:.0f} s" if stats.get("train_seconds") else "—"
     return (f"| {rank} | {name} | {_stat(stats)} | {_stat(stats.get('f1_macro'))} | "
-            f"{_stat(stats.get('predicted_sarcastic'), True)} | {len(stats['seeds'])}")
+            f"{_stat(stats.get('predicted_sarcastic'), True)} | {parameters} | {seconds} | {len(stats['seeds'])}")
 
 
 def benchmark_markdown(result: dict) -> str:
@@ -101,9 +106,9 @@ def benchmark_markdown(result: dict) -> str:
     for cell in result["cells"]:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
                   f"{model} ranks {rank_text(cell)} of {cell['of']}.", "",
-                  f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | seeds | Δ {model} − model "
-                  "(paired seeds) | p | p (Holm) | p per seed |",
-                  "|---|---|---|---|---|---|---|---|---|---|",
+                  f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | parameters | training per run "
+                  f"| seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|",
                   _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
         for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
             delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
@@ -113,7 +118,7 @@ def benchmark_markdown(result: dict) -> str:
         floor = cell.get("all_sarcastic")
         if floor:
             lines.append(f"| | *all sarcastic* | *{floor[cell['metric']]:.3f}* | *{floor['f1_macro']:.3f}* | *100%* | "
-                         "| | | | |")
+                         "| | | | | | |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
     return "\n".join(lines) + "\n"

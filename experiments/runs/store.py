@@ -22,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,6 +314,24 @@ def read_config(directory: Path) -> dict:
 
 def read_metrics(directory: Path) -> dict:
     return read_json(directory / METRICS)
+
+
+def model_parameters(directory: Path) -> int | None:
+    """The number of weights of the run's saved model (every layer's, not the optimizer's), read from
+    the shapes in ``model.keras``'s weights file without loading the model or its values; None when the
+    run keeps no model (an entrant scored from predictions, a Keras model or an estimator) or the file
+    is not a readable .keras archive."""
+    import h5py  # start-up time: only the benchmark's cost columns need it
+
+    sizes = []
+    try:
+        with zipfile.ZipFile(directory / MODEL) as archive, archive.open("model.weights.h5") as member, \
+                h5py.File(member, "r") as weights:
+            weights["layers"].visititems(lambda _, item: sizes.append(item.size)
+                                         if isinstance(item, h5py.Dataset) else None)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    return int(sum(sizes))
 
 
 #: Hex digits of an evaluation's key in its file names (the whole key is inside the JSON).

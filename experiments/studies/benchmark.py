@@ -35,6 +35,7 @@ from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
+from experiments.runs.store import model_parameters
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, run_entrant_experiment
@@ -254,12 +255,18 @@ def _same(a: float, b: float) -> bool:
 
 
 def _profile(scored: list[Scored]) -> dict:
-    """What the table shows beside a model's main metric: its macro-F1 and, for a binary cell, the
-    share of test texts it predicts sarcastic (at each run's threshold) over its seeds."""
+    """What the table shows beside a model's main metric: its macro-F1, for a binary cell the share of
+    test texts it predicts sarcastic (at each run's threshold) over its seeds, and its cost: the weights
+    of its saved model and its training time per run, as each run recorded them on the machine that
+    trained it (None where a run keeps no model or no time)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
+    parameters = [model_parameters(s.run) for s in scored]
+    seconds = [s.metrics.get("train_seconds") for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
-            if binary else None}
+            if binary else None,
+            "parameters": round(float(np.mean(parameters))) if None not in parameters else None,
+            "train_seconds": summary_stats(seconds) if None not in seconds else None}
 
 
 def _floor(scored: list[Scored]) -> dict | None:

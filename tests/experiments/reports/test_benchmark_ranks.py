@@ -57,5 +57,33 @@ def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_flo
     assert "| 3= / 4 |" in markdown and "cand ranks 3= of 4." in markdown
     assert "| 0.462 (30% sarcastic) |" in markdown  # the summary's floor column
     assert "| 3= | zero | 0.000 ± 0.000 |" in markdown and "| 3= | **cand** | 0.000 ± 0.000 |" in markdown
-    assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | 1 |" in markdown
+    assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | — | — | 1 |" in markdown  # no model, no time
     assert "| | *all sarcastic* | *0.462* | *0.231* | *100%* |" in markdown
+
+
+def test_the_cost_columns_count_the_saved_models_weights_and_average_the_recorded_training_time(tmp_path):
+    import keras
+
+    from experiments.runs.store import model_parameters
+
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, keras.layers.Dense(2)(keras.layers.Dense(3)(inputs)))  # 4*3+3 + 3*2+2 = 23
+    model.compile("adam", "mse")
+    model.fit(np.zeros((2, 4)), np.zeros((2, 2)), verbose=0)  # the optimizer's slots are saved too, not counted
+    runs = [tmp_path / "seed-0", tmp_path / "seed-1"]
+    for run in runs:
+        run.mkdir()
+        model.save(run / "model.keras")
+    assert model_parameters(runs[0]) == model.count_params() == 23
+    assert model_parameters(tmp_path) is None  # a run that keeps no model
+
+    scored = [_scored(run, "p", [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) for run in runs]
+    for seconds, one in zip((10.0, 20.0), scored):
+        one.metrics["train_seconds"] = seconds
+    cell = BenchCell("table7", "iSarcasm", scored[:1], {"other": scored})
+    summary = summarise(cell, "cand", "bootstrap", 50)
+    assert summary["classics"][0]["parameters"] == 23
+    assert summary["classics"][0]["train_seconds"]["mean"] == 15.0
+    markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
+                                   "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+    assert "| 23 | 15 s |" in markdown
