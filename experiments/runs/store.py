@@ -317,11 +317,17 @@ def read_metrics(directory: Path) -> dict:
 
 
 def model_parameters(directory: Path) -> int | None:
-    """The number of weights of the run's saved model (every layer's, not the optimizer's), read from
-    the shapes in ``model.keras``'s weights file without loading the model or its values; None when the
-    run keeps no model (an entrant scored from predictions, a Keras model or an estimator) or the file
-    is not a readable .keras archive."""
+    """The number of weights of the run's model (every layer's, not the optimizer's): read from the
+    shapes in ``model.keras``'s weights file without loading the model or its values, or, for a Keras
+    model entrant (which keeps no model), as its run recorded it in ``entrant.json``; None for a run
+    with neither (an estimator, outside predictions) or an unreadable file."""
     import h5py  # start-up time: only the benchmark's cost columns need it
+
+    if (directory / ENTRANT).is_file():
+        chosen = read_json(directory / ENTRANT)
+        chosen = chosen.get("chosen") if isinstance(chosen, dict) else None
+        recorded = chosen.get("parameters") if isinstance(chosen, dict) else None
+        return recorded if isinstance(recorded, int) else None
 
     sizes = []
     try:

@@ -35,7 +35,7 @@ from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
-from experiments.runs.store import model_parameters
+from experiments.runs.store import METRICS, model_parameters, read_metrics
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, run_entrant_experiment
@@ -261,7 +261,7 @@ def _profile(scored: list[Scored]) -> dict:
     trained it (None where a run keeps no model or no time)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
     parameters = [model_parameters(s.run) for s in scored]
-    seconds = [s.metrics.get("train_seconds") for s in scored]
+    seconds = [read_metrics(s.run).get("train_seconds") if (s.run / METRICS).is_file() else None for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,

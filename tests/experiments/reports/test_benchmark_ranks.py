@@ -1,5 +1,7 @@
 """Benchmark ranks share ties (standard competition ranking), and its tables show every model's
 macro-F1 and predicted-sarcastic share beside the cell's all-sarcastic floor."""
+import json
+
 import numpy as np
 import pytest
 
@@ -76,10 +78,14 @@ def test_the_cost_columns_count_the_saved_models_weights_and_average_the_recorde
         model.save(run / "model.keras")
     assert model_parameters(runs[0]) == model.count_params() == 23
     assert model_parameters(tmp_path) is None  # a run that keeps no model
+    (tmp_path / "entrant.json").write_text(json.dumps({"chosen": {"parameters": 7}}))
+    assert model_parameters(tmp_path) == 7  # a Keras model entrant records its own
+    (tmp_path / "entrant.json").write_text(json.dumps({"chosen": {}}))
+    assert model_parameters(tmp_path) is None  # an estimator's run
 
     scored = [_scored(run, "p", [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) for run in runs]
-    for seconds, one in zip((10.0, 20.0), scored):
-        one.metrics["train_seconds"] = seconds
+    for seconds, run in zip((10.0, 20.0), runs):
+        (run / "metrics.json").write_text(json.dumps({"train_seconds": seconds}))
     cell = BenchCell("table7", "iSarcasm", scored[:1], {"other": scored})
     summary = summarise(cell, "cand", "bootstrap", 50)
     assert summary["classics"][0]["parameters"] == 23
