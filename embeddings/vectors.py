@@ -323,14 +323,22 @@ def _has_word2vec_header(source: Path) -> bool:
     return len(first) == 2 and all(part.isdigit() for part in first)
 
 
+#: The longest first line read: a word and its numbers take a few kilobytes (300 dimensions: about 3 KB).
+_FIRST_LINE_BYTES = 1 << 20
+
+
 def _first_line(source: Path) -> list[bytes]:
     """The first line's fields (a bounded read: a file may be one endless line)."""
     opener = gzip.open if source.suffix == ".gz" else open
     try:
         with opener(source, "rb") as handle:
-            first = handle.readline(1 << 16).split()
+            line = handle.readline(_FIRST_LINE_BYTES + 1)
     except (OSError, EOFError) as exc:
         raise DataError.at(source, None, f"cannot read the vectors file ({exc}); re-fetch it") from None
+    if len(line) > _FIRST_LINE_BYTES:  # e.g. a gzip of NULs: one endless line, which gensim would read whole
+        raise DataError.at(source, 1, f"a first line of more than {_FIRST_LINE_BYTES:,} bytes: not a GloVe/word2vec "
+                                      "text file (one word and its numbers per line)")
+    first = line.split()
     if not first:
         raise DataError.at(source, 1, "empty first line: not a GloVe/word2vec text file")
     return first

@@ -146,6 +146,12 @@ def _decode_problem(path: Path) -> DataError:
     return DataError.at(path, None, "not valid UTF-8; re-save the file as UTF-8")
 
 
+#: The longest line read, in characters.  A line of a text file is one record (a tweet, a dialogue turn, a
+#: word vector), thousands of characters at most; a longer one is a damaged file, refused before it
+#: fills the memory (a 600 MB line took 3.8 GB).
+MAX_LINE = 1 << 24
+
+
 def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, str]]:
     """Stream ``(line_number, line)`` of a UTF-8 text file (a BOM is dropped), one line in memory at a time.
 
@@ -159,7 +165,11 @@ def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, st
     with io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict", newline=newline) as handle:
         number = 0
         try:
-            for number, line in enumerate(handle, start=1):
+            while line := handle.readline(MAX_LINE + 1):
+                number += 1
+                if len(line) > MAX_LINE:
+                    raise DataError.at(path, number, f"a line of more than {MAX_LINE:,} characters, longer than any "
+                                                     "record; is it one record per line?")
                 if "\x00" in line:
                     raise DataError.at(path, number, "NUL character: a UTF-16 or binary file? re-save it as "
                                                      "UTF-8 text")

@@ -203,3 +203,31 @@ def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_ti
     assert result.exit_code == 1, result.output
     assert f"--address {address}: no Ray cluster there (" in result.output.strip().splitlines()[-1]
     assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_a_line_longer_than_any_record_is_refused_with_its_number_before_it_fills_the_memory(tmp_path, monkeypatch,
+                                                                                             suffix):
+    from preprocessing import fileio
+
+    monkeypatch.setattr(fileio, "MAX_LINE", 64)
+    text = "text,label\nshort one,1\n" + "x" * 65 + ",0\nlast,0\n"
+    path = tmp_path / f"long{suffix}"
+    path.write_bytes(gzip.compress(text.encode()) if suffix.endswith(".gz") else text.encode())
+    result = CliRunner().invoke(main, ["data", "stats", str(path)])
+    assert result.exit_code == 1, result.output
+    assert f"{path}:3: a line of more than 64 characters" in result.output
+    assert "Traceback" not in result.output
+    path.write_bytes(text.replace("x" * 65, "x" * 60).encode() if suffix == ".csv" else
+                     gzip.compress(text.replace("x" * 65, "x" * 60).encode()))
+    assert CliRunner().invoke(main, ["data", "stats", str(path)]).exit_code == 0  # a line within the bound
+
+
+def test_a_gzip_of_nuls_given_as_vectors_is_refused_from_its_first_line(tmp_path):
+    """2 MB of NUL bytes is one endless line, which gensim would read whole (it once took 6.4 GB)."""
+    from embeddings.vectors import parse_vectors
+
+    path = tmp_path / "nul.txt.gz"
+    path.write_bytes(gzip.compress(b"\0" * (2 << 20)))
+    with pytest.raises(IsarcasmError, match=r"nul.txt.gz:1: a first line of more than 1,048,576 bytes"):
+        parse_vectors(path, progress=False)
