@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import traceback
 from pathlib import Path
 
 import pytest
+from assertions import one_line
 from click.testing import CliRunner
 
 from experiments.cli import main
@@ -21,14 +21,6 @@ from locations import FIXTURES
 OLD_RUN = FIXTURES / "run-094c709"
 PROBLEM = (r"a lone surrogate \\ud800 at character 5 \(half of a UTF-16 pair, from a JSON escape or bytes that "
            r"are not UTF-8\) is not text; fix or remove it$")
-
-
-def one_line(result, pattern: str) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), "".join(
-        traceback.format_exception(result.exception))
-    assert result.exit_code == 1, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and re.search(pattern, lines[0]), result.stderr
 
 
 @pytest.fixture

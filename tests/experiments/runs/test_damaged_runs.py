@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import traceback
 from pathlib import Path
 
 import pytest
+from assertions import one_line
 from click.testing import CliRunner
 from toy_corpus import write_corpus
 
@@ -47,14 +47,6 @@ def store(pristine, tmp_path) -> Path:
 
 def run_of(store: Path) -> Path:
     return next((store / "runs").glob("*/toy/cnn/seed-0"))
-
-
-def one_line(result, pattern: str) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), "".join(
-        traceback.format_exception(result.exception))
-    assert result.exit_code == 1, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and re.search(pattern, lines[0]), result.stderr
 
 
 def predict(run: Path):
