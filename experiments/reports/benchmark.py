@@ -2,6 +2,8 @@
 and its paired tests against each classic model, with Holm-corrected p-values."""
 from __future__ import annotations
 
+import numpy as np
+
 from experiments.reports.format import failed_section
 
 
@@ -59,7 +61,13 @@ def benchmark_summary(result: dict) -> list[str]:
          "rank after them. Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
          "floor: the cell's metric when every text is labelled sarcastic (the share of sarcastic texts beside it). "
          "Cost, in each cell's table: parameters, the weights of a run's saved model (— where a run keeps none); "
-         "training per run, the mean seconds its runs recorded on the machine that trained them. "
+         "training per run, the mean seconds its runs recorded on the machine that trained them; predicting, "
+         "the test texts per second its model scored (from token ids for the classic models, whose spaCy "
+         "preprocessing is shared and not counted; from raw text, tokenizer included, for a Keras or "
+         "scikit-learn entrant); peak memory, the peak resident memory of the process that ran a run, from the "
+         "run's start (it includes the Keras runtime and the data that process held; "
+         "experiments/runs/footprint.py). Predicting and peak memory are medians over a model's runs, "
+         "comparable only between runs of one sweep on one machine; — where a run did not record one. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
@@ -95,8 +103,17 @@ def _model_row(name: str, ranked: dict, stats: dict) -> str:
     rank = rank_text(ranked) if "rank" in ranked else "—"
     parameters = f"{stats['parameters']:,}" if stats.get("parameters") is not None else "—"
     seconds = f"{stats['train_seconds']['mean']:.0f} s" if stats.get("train_seconds") else "—"
+    speed = f"{_median(stats, 'predict_texts_per_second'):,.0f}/s" if stats.get("predict_texts_per_second") else "—"
+    memory = f"{_median(stats, 'peak_memory_mb'):,.0f} MiB" if stats.get("peak_memory_mb") else "—"
     return (f"| {rank} | {name} | {_stat(stats)} | {_stat(stats.get('f1_macro'))} | "
-            f"{_stat(stats.get('predicted_sarcastic'), True)} | {parameters} | {seconds} | {len(stats['seeds'])}")
+            f"{_stat(stats.get('predicted_sarcastic'), True)} | {parameters} | {seconds} | {speed} | {memory} | "
+            f"{len(stats['seeds'])}")
+
+
+def _median(stats: dict, cost: str) -> float:
+    """The median over a model's runs of a recorded cost: a worker's first run, which also loads the
+    runtime, does not move it."""
+    return float(np.median(stats[cost]["values"]))
 
 
 def benchmark_markdown(result: dict) -> str:
@@ -107,8 +124,8 @@ def benchmark_markdown(result: dict) -> str:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
                   f"{model} ranks {rank_text(cell)} of {cell['of']}.", "",
                   f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | parameters | training per run "
-                  f"| seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|",
+                  f"| predicting | peak memory | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                   _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
         for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
             delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
@@ -118,7 +135,7 @@ def benchmark_markdown(result: dict) -> str:
         floor = cell.get("all_sarcastic")
         if floor:
             lines.append(f"| | *all sarcastic* | *{floor[cell['metric']]:.3f}* | *{floor['f1_macro']:.3f}* | *100%* | "
-                         "| | | | | | |")
+                         "| | | | | | | | |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
     return "\n".join(lines) + "\n"

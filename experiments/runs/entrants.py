@@ -21,7 +21,6 @@ on the validation split the neural runs choose their epoch on, and the test spli
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 
 from experiments.runs import provenance
 from preprocessing.checksums import file_checksums
+from experiments.runs.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.metrics import predict_labels, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunPlace, RunSpec
@@ -102,11 +102,13 @@ class Job:
 
 @dataclass(frozen=True)
 class Scores:
-    """An entrant's class probabilities, (texts, classes), and what it chose on validation."""
+    """An entrant's class probabilities, (texts, classes), what it chose on validation, and the seconds
+    its model took to predict the test split from raw text (None where there is no model to time)."""
 
     test: np.ndarray
     validation: np.ndarray | None = None  # None: outside predictions, which cover the test split only
     chosen: dict = field(default_factory=dict)
+    test_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,7 @@ def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
 
 
 def _write(plan: Plan, writer: RunWriter) -> dict:
-    started = time.time()
+    meter = RunMeter()
     job, dataset = plan.job, plan.job.dataset
     scores = plan.prepared.score()
     parts = {"test": scores.test} if scores.validation is None else \
@@ -243,7 +245,9 @@ def _write(plan: Plan, writer: RunWriter) -> dict:
         "threshold": job.threshold,
         **{part: score(gold[part], probabilities, job.threshold, multi_label=False)
            for part, probabilities in parts.items()},
-        "train_seconds": round(time.time() - started, 1),
+        "train_seconds": meter.seconds(),
+        "predict_texts_per_second": texts_per_second(len(job.splits.test), scores.test_seconds),
+        "peak_memory_mb": meter.peak_mb(),
     }
     write_json(writer.path(CONFIG), {**plan.config, "config_hash": plan.config_hash,
                                      "experiment_dir": str(writer.directory),
@@ -300,8 +304,8 @@ def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, wh
         if best is None or value > best[0]:
             best = (value, estimator, params, validation)
     _, estimator, params, validation = best
-    test = class_probabilities(estimator, job.texts("test"), job.num_classes, what)
-    return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried})
+    test, seconds = timed(lambda: class_probabilities(estimator, job.texts("test"), job.num_classes, what))
+    return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried}, seconds)
 
 
 def calling(what: str, step: str, call: Callable):

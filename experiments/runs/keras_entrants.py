@@ -37,6 +37,7 @@ import numpy as np
 
 from experiments.runs.entrants import Entrant, Job, Prepared, Scores, calling, enter
 from experiments.runs.estimators import user_function
+from experiments.runs.footprint import timed
 from experiments.runs.training import class_weights, set_determinism
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256
@@ -111,9 +112,10 @@ def train_and_select(job: Job, path: Path, build, learning_rate: float) -> Score
             best = (value, epoch, model.get_weights(), validation)
     value, epoch, kept, validation = best
     model.set_weights(kept)
-    test = probabilities(model, texts["test"], job, path)
+    test, seconds = timed(lambda: probabilities(model, texts["test"], job, path))
     return Scores(test, validation, {"epoch": epoch, "metric": job.metric, job.metric: value, "epochs": epochs,
-                                     "learning_rate": learning_rate, "parameters": int(model.count_params())})
+                                     "learning_rate": learning_rate, "parameters": int(model.count_params())},
+                  seconds)
 
 
 def _output_width(model, sample: np.ndarray, job: Job, path: Path) -> int:

@@ -257,16 +257,24 @@ def _same(a: float, b: float) -> bool:
 def _profile(scored: list[Scored]) -> dict:
     """What the table shows beside a model's main metric: its macro-F1, for a binary cell the share of
     test texts it predicts sarcastic (at each run's threshold) over its seeds, and its cost: the weights
-    of its saved model and its training time per run, as each run recorded them on the machine that
-    trained it (None where a run keeps no model or no time)."""
+    of its saved model, its training time per run, its prediction throughput and the peak memory of a
+    run, as each run recorded them on the machine that ran it (None where a run keeps no model, or was
+    written before the suite recorded that figure)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
     parameters = [model_parameters(s.run) for s in scored]
-    seconds = [read_metrics(s.run).get("train_seconds") if (s.run / METRICS).is_file() else None for s in scored]
+    recorded = [read_metrics(s.run) if (s.run / METRICS).is_file() else {} for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,
             "parameters": round(float(np.mean(parameters))) if None not in parameters else None,
-            "train_seconds": summary_stats(seconds) if None not in seconds else None}
+            **{cost: _recorded(recorded, cost) for cost in ("train_seconds", "predict_texts_per_second",
+                                                            "peak_memory_mb")}}
+
+
+def _recorded(metrics: list[dict], key: str) -> dict | None:
+    """The summary of a cost every run recorded; None if one of them did not."""
+    values = [m.get(key) for m in metrics]
+    return summary_stats(values) if values and None not in values else None
 
 
 def _floor(scored: list[Scored]) -> dict | None:

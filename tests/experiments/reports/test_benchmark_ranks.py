@@ -59,11 +59,11 @@ def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_flo
     assert "| 3= / 4 |" in markdown and "cand ranks 3= of 4." in markdown
     assert "| 0.462 (30% sarcastic) |" in markdown  # the summary's floor column
     assert "| 3= | zero | 0.000 ± 0.000 |" in markdown and "| 3= | **cand** | 0.000 ± 0.000 |" in markdown
-    assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | — | — | 1 |" in markdown  # no model, no time
+    assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | — | — | — | — | 1 |" in markdown  # no costs
     assert "| | *all sarcastic* | *0.462* | *0.231* | *100%* |" in markdown
 
 
-def test_the_cost_columns_count_the_saved_models_weights_and_average_the_recorded_training_time(tmp_path):
+def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recorded_costs(tmp_path):
     import keras
 
     from experiments.runs.store import model_parameters
@@ -84,12 +84,19 @@ def test_the_cost_columns_count_the_saved_models_weights_and_average_the_recorde
     assert model_parameters(tmp_path) is None  # an estimator's run
 
     scored = [_scored(run, "p", [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) for run in runs]
-    for seconds, run in zip((10.0, 20.0), runs):
-        (run / "metrics.json").write_text(json.dumps({"train_seconds": seconds}))
+    for seconds, speed, memory, run in zip((10.0, 20.0), (1000.0, 3000.0), (800.0, 900.0), runs):
+        (run / "metrics.json").write_text(json.dumps({"train_seconds": seconds, "predict_texts_per_second": speed,
+                                                      "peak_memory_mb": memory}))
     cell = BenchCell("table7", "iSarcasm", scored[:1], {"other": scored})
     summary = summarise(cell, "cand", "bootstrap", 50)
     assert summary["classics"][0]["parameters"] == 23
     assert summary["classics"][0]["train_seconds"]["mean"] == 15.0
     markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
                                    "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
-    assert "| 23 | 15 s |" in markdown
+    assert "| 23 | 15 s | 2,000/s | 850 MiB |" in markdown  # training: the mean; throughput, memory: medians
+    (runs[1] / "metrics.json").write_text(json.dumps({"train_seconds": 20.0}))  # written before costs were recorded
+    summary = summarise(cell, "cand", "bootstrap", 50)
+    assert summary["classics"][0]["predict_texts_per_second"] is None  # not a median of the runs that have one
+    assert "| 23 | 15 s | — | — |" in benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50,
+                                                          "seeds": [0], "git_commit": "x", "cells": [summary],
+                                                          "missing": [], "failed_runs": []})

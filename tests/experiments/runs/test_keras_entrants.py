@@ -78,6 +78,7 @@ def test_a_keras_model_is_trained_its_epoch_chosen_on_validation_and_benchmarked
     assert chosen["epoch"] == 1 + scores.index(max(scores)) and chosen["f1_sarcastic"] == max(scores)
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["validation"]["f1_sarcastic"] == pytest.approx(max(scores))
+    assert metrics["predict_texts_per_second"] > 0 and metrics["peak_memory_mb"] > 50
     predictions = read_predictions(run / "predictions.tsv")
     assert metrics["test"]["f1_sarcastic"] == pytest.approx(f1_score(predictions.gold, predictions.labels(0.5)))
     # The report of the benchmark ranks it; the cnn of the 1-epoch protocol is compared in the next test.

@@ -74,6 +74,12 @@ def test_the_example_estimator_is_benchmarked_against_the_classic_runs(store):
     cell = saved["cells"][0]
     assert cell["candidate"]["mean"] == metrics["test"]["f1_sarcastic"]
     assert [row["model"] for row in cell["classics"]] == ["cnn"]
+    # Both kinds record their cost: the pipeline from raw text, the trained cnn from token ids.
+    classic = json.loads((cnn / "metrics.json").read_text())
+    for recorded in (metrics, classic):
+        assert recorded["predict_texts_per_second"] > 0 and recorded["peak_memory_mb"] > 50
+    assert cell["candidate"]["peak_memory_mb"]["values"] == [metrics["peak_memory_mb"]]
+    assert cell["classics"][0]["predict_texts_per_second"]["values"] == [classic["predict_texts_per_second"]]
     expected = compare_runs({0: predictions}, {0: read_predictions(cnn / "predictions.tsv")}, n_resamples=300)
     assert cell["classics"][0]["p_value"] == expected["combined"]["p_value"]
     assert "| table7-epochs-1-embeddings-random | toy | f1_sarcastic |" in result.output
