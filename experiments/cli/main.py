@@ -23,7 +23,7 @@ from experiments.cli.preprocess import preprocess
 from experiments.cli.reproduce import report, reproduce
 from experiments.cli.train import evaluate, predict, train
 from experiments.runs.console import set_up_console
-from experiments.runs.provenance import BACKENDS, use_backend
+from experiments.runs.provenance import BACKENDS, keras_settings_backend, use_backend
 from preprocessing.datadir import resolve_data_dir
 from preprocessing.errors import IsarcasmError, one_line
 
@@ -116,8 +116,13 @@ class _MachineFault(click.ClickException):
         super().__init__(one_line(f"{where}{problem}; nothing half-written was kept; {remedy}"))
 
 
-def _one_line(exc: click.UsageError) -> click.UsageError:
-    """The same error without the usage lines (a UsageError without a context prints only its message)."""
+def _one_line(exc: click.UsageError) -> click.UsageError | click.exceptions.Exit:
+    """The same error without the usage lines (a UsageError without a context prints only its message).
+    A group called without a command (``isarcasm``, ``isarcasm models``) is not an error: its help is
+    printed, exit code 0."""
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError) and exc.ctx is not None:
+        click.echo(exc.ctx.get_help())
+        return click.exceptions.Exit(0)
     command = exc.ctx.command_path if exc.ctx is not None else "isarcasm"
     plain = click.UsageError(f"{one_line(exc.format_message())} (see `{command} --help`)")
     plain.exit_code = exc.exit_code
@@ -140,8 +145,11 @@ def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: t
          backend: str | None) -> None:
     """Classic neural sarcasm detectors and the iSarcasm (ACL 2020) baseline tables."""
     set_up_console(logging.ERROR if quiet else logging.WARNING)  # before anything imports TensorFlow
+    named = keras_settings_backend()  # Keras' own settings file: its number-changing settings are refused
     if backend or os.environ.get("KERAS_BACKEND"):  # before anything imports Keras (the plugins below do)
         use_backend(backend or os.environ["KERAS_BACKEND"], "--backend" if backend else "$KERAS_BACKEND")
+    elif named and named[0] != "tensorflow":  # what Keras would use: set now, so runs are named for it
+        use_backend(*named)
     ctx.obj = {"data_dir": resolve_data_dir(data_dir)}
     if model_modules:  # imported only when asked: importing the models loads TensorFlow
         from baselines.plugins import load_plugins

@@ -46,6 +46,40 @@ def use_backend(name: str, source: str = "--backend") -> None:
     os.environ["KERAS_BACKEND"] = name
 
 
+#: Keras' own settings (its keras.json) that change numbers, with the values every committed number
+#: was computed with.  Keras reads them whatever the backend, so a different value is refused.
+KERAS_NUMERIC_SETTINGS = {"floatx": "float32", "epsilon": 1e-07, "image_data_format": "channels_last"}
+
+
+def keras_settings_file() -> Path:
+    """Where Keras reads its settings: $KERAS_HOME/keras.json, else ~/.keras/keras.json, or
+    /tmp/.keras/keras.json when the home folder is not writable (keras/src/backend/config.py)."""
+    if "KERAS_HOME" in os.environ:
+        return Path(os.environ["KERAS_HOME"]).expanduser() / "keras.json"
+    home = os.path.expanduser("~")
+    return Path(home if os.access(home, os.W_OK) else "/tmp", ".keras", "keras.json")
+
+
+def keras_settings_backend() -> tuple[str, str] | None:
+    """The backend Keras' settings file names, and how to name that source in an error; None where it
+    names none.  Settings in it that would change numbers are refused first, in one line naming the
+    file.  A file Keras cannot parse it ignores, and so does this."""
+    path = keras_settings_file()
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(settings, dict):
+        return None
+    for key, expected in KERAS_NUMERIC_SETTINGS.items():
+        if key in settings and settings[key] != expected:
+            raise IsarcasmError(f"{path}: \"{key}\": {json.dumps(settings[key])} changes the numbers Keras computes; "
+                                f"the suite computes with {json.dumps(expected)}: remove the setting, or point "
+                                "KERAS_HOME at another folder")
+    backend = settings.get("backend")
+    return (str(backend), f"{path} \"backend\"") if backend is not None else None
+
+
 def other_backend() -> str | None:
     """The Keras backend when it is not TensorFlow (whose runs keep their names and hashes), else None."""
     backend = keras_backend()

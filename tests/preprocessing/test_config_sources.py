@@ -86,6 +86,40 @@ def test_a_keras_backend_whose_package_is_missing_is_one_line(monkeypatch):
     one_line(CliRunner().invoke(main, ["--backend", "jax", "models", "list"]), r"--backend=jax: .* not installed")
 
 
+@pytest.mark.parametrize("settings, message", [
+    ('{"backend": "bogus"}', r'keras\.json "backend"=bogus: not a Keras backend \(use one of: tensorflow, jax, torch\)$'),
+    ('{"floatx": "float64"}', r'keras\.json: "floatx": "float64" changes the numbers Keras computes; the suite computes '
+                              r'with "float32": remove the setting, or point KERAS_HOME at another folder$'),
+    ('{"image_data_format": "channels_first"}', r'"image_data_format": "channels_first" changes the numbers'),
+    ('{"epsilon": 0.001}', r'"epsilon": 0.001 changes the numbers'),
+])
+def test_keras_own_settings_file_is_honoured_or_refused_in_one_line(tmp_path, monkeypatch, settings, message):
+    """Keras reads $KERAS_HOME/keras.json (else ~/.keras/keras.json) whatever the suite says: a backend
+    there is checked as $KERAS_BACKEND is, and a setting that changes the numbers is refused."""
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    (tmp_path / "keras.json").write_text(settings)
+    one_line(CliRunner().invoke(main, ["models", "list"]), message)
+
+
+@pytest.mark.parametrize("settings", ['{"backend": "tensorflow", "floatx": "float32", "epsilon": 1e-07}', "{not json",
+                                      "[1]"])
+def test_keras_settings_as_keras_writes_them_or_that_keras_ignores_are_accepted(tmp_path, monkeypatch, settings):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    (tmp_path / "keras.json").write_text(settings)
+    outcome = CliRunner().invoke(main, ["models", "list"])
+    assert outcome.exit_code == 0, outcome.output
+
+
+def test_a_group_without_a_command_prints_its_help():
+    outcome = CliRunner().invoke(main, [])
+    assert outcome.exit_code == 0 and outcome.output.startswith("Usage: main [OPTIONS] COMMAND")  # CliRunner names it main
+    assert "\\n" not in outcome.output  # click's help, not an error line with its newlines escaped
+    outcome = CliRunner().invoke(main, ["models"])
+    assert outcome.exit_code == 0 and "summary" in outcome.output
+
+
 @pytest.mark.parametrize("cache", ["[1, 2]", '"a string"', '{"x": 5, "y": {"stamp": 3}}', "{damaged", ""])
 def test_a_checksum_cache_that_is_not_ours_is_rebuilt(tmp_path, monkeypatch, cache):
     monkeypatch.setenv("ISARCASM_CACHE", str(tmp_path / "cache"))
