@@ -305,7 +305,20 @@ def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, wh
             best = (value, estimator, params, validation)
     _, estimator, params, validation = best
     test, seconds = timed(lambda: class_probabilities(estimator, job.texts("test"), job.num_classes, what))
-    return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried}, seconds)
+    weights = fitted_weights(estimator)
+    return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried,
+                                     **({"parameters": weights} if weights is not None else {})}, seconds)
+
+
+def fitted_weights(estimator) -> int | None:
+    """The learned weights of a fitted linear model, or of a pipeline's last step (``coef_`` and
+    ``intercept_``): what the benchmark's parameters column counts.  None for any other estimator (a
+    forest's nodes or a calibrated ensemble are not one set of weights to count)."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+    coef = getattr(final, "coef_", None)
+    if coef is None:
+        return None
+    return int(np.size(coef) + np.size(getattr(final, "intercept_", 0)))
 
 
 def calling(what: str, step: str, call: Callable):

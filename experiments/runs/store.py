@@ -319,8 +319,9 @@ def read_metrics(directory: Path) -> dict:
 def model_parameters(directory: Path) -> int | None:
     """The number of weights of the run's model (every layer's, not the optimizer's): read from the
     shapes in ``model.keras``'s weights file without loading the model or its values, or, for a Keras
-    model entrant (which keeps no model), as its run recorded it in ``entrant.json``; None for a run
-    with neither (an estimator, outside predictions) or an unreadable file."""
+    model entrant or a linear scikit-learn estimator (which keep no model), as its run recorded it in
+    ``entrant.json``; None for a run with neither (another estimator, outside predictions) or an
+    unreadable file."""
     import h5py  # start-up time: only the benchmark's cost columns need it
 
     if (directory / ENTRANT).is_file():

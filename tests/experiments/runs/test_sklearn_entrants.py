@@ -181,3 +181,16 @@ def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypat
     monkeypatch.setattr("experiments.cli.benchmark.run_benchmark", record)
     CliRunner().invoke(main, ["benchmark", "tfidf-lr"])
     assert asked == {"tfidf-lr": ["table6", "table7"]}
+
+
+def test_a_linear_models_weights_are_counted_and_other_estimators_are_not():
+    from sklearn.dummy import DummyClassifier
+
+    from experiments.runs.entrants import fitted_weights, tfidf_lr
+
+    texts = ["oh great, more rain", "lovely, another delay", "the bus is at noon", "rain tomorrow"] * 3
+    labels = [1, 1, 0, 0] * 3
+    pipeline = tfidf_lr(0).fit(texts, labels)
+    features = pipeline.steps[0][1].transform(texts[:1]).shape[1]
+    assert fitted_weights(pipeline) == features + 1  # a weight per feature and the intercept (binary)
+    assert fitted_weights(DummyClassifier().fit(texts, labels)) is None  # no coef_: nothing to count
