@@ -16,6 +16,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+#: What a run's metrics.json records about the machine that ran it rather than about the model: two
+#: runs of one configuration differ in these, so a comparison of numbers leaves them out.
+COSTS = ("train_seconds", "predict_texts_per_second", "peak_memory_mb")
+
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 

@@ -33,6 +33,7 @@ from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS
+from experiments.runs.footprint import COSTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import METRICS, model_parameters, read_metrics
@@ -267,8 +268,7 @@ def _profile(scored: list[Scored]) -> dict:
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,
             "parameters": round(float(np.mean(parameters))) if None not in parameters else None,
-            **{cost: _recorded(recorded, cost) for cost in ("train_seconds", "predict_texts_per_second",
-                                                            "peak_memory_mb")}}
+            **{cost: _recorded(recorded, cost) for cost in COSTS}}
 
 
 def _recorded(metrics: list[dict], key: str) -> dict | None:
