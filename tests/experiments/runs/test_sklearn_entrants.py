@@ -63,7 +63,7 @@ def test_the_example_estimator_is_benchmarked_against_the_classic_runs(store):
     assert config["entrant"] == {"kind": "scikit-learn", "file": "sklearn_pipeline.py", "function": "make_estimator",
                                  "sha256": hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()}
     chosen = json.loads((run / "entrant.json").read_text())["chosen"]
-    assert [t["params"] for t in chosen["validation"]] == [{"svm__estimator__C": c} for c in (0.1, 1.0, 10.0)]
+    assert [t["params"] for t in chosen["validation"]] == [{"svm__alpha": a} for a in (1e-5, 1e-4, 1e-3)]
     assert chosen["params"] in [t["params"] for t in chosen["validation"]]
     best = max(t["f1_sarcastic"] for t in chosen["validation"])
     assert next(t for t in chosen["validation"] if t["f1_sarcastic"] == best)["params"] == chosen["params"]
