@@ -26,6 +26,12 @@ def reselect(result: dict, rule: str) -> dict:
     if result.get("selection", result.get("train", {}).get("selection", "best")) == rule:
         return result
     runs = [Path(run) for cell in result["cells"] for run in cell.get("runs", [])]
+    gone = [run for run in runs if not run.is_dir()]
+    if gone:
+        raise IsarcasmError(f"{len(gone)} of {len(runs)} runs of '{result['experiment']}' are not on this machine "
+                            f"(first: {gone[0]}): the results file was made elsewhere or its runs were deleted; "
+                            f"make them with the command that made it (`isarcasm reproduce ...`; finished runs are "
+                            f"reused) to apply rule '{rule}'")
     missing = [run for run in runs if not (run / EPOCHS).is_file()]
     if missing:
         raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' have no per-epoch record "

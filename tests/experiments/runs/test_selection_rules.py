@@ -242,6 +242,13 @@ def test_rule_errors_are_one_line(toy_reproduction, tmp_path):
         assert damaged.exit_code == 1 and "damaged per-epoch record" in damaged.output
     finally:
         shutil.move(moved, Path(runs[0]) / EPOCHS)
+    # a results file whose runs are not here (made on another machine, or the store deleted)
+    saved = json.loads((copy / f"{name}.json").read_text())
+    saved["cells"][0]["runs"][1] = str(tmp_path / "elsewhere" / "seed-1")
+    (copy / f"{name}.json").write_text(json.dumps(saved))
+    away = cli("report", name, "--selection", "grid", "--results-dir", copy)
+    assert away.exit_code == 1 and "1 of 2 runs" in away.output and "not on this machine" in away.output
+    assert len(away.output.strip().splitlines()) == 1
 
 
 def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
