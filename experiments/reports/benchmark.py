@@ -64,7 +64,8 @@ def benchmark_summary(result: dict) -> list[str]:
          "training per run, the mean seconds its runs recorded on the machine that trained them; predicting, "
          "the test texts per second as the run scored its test split once (a Keras model's tracing for "
          "those shapes included; from token ids for the classic models, whose spaCy preprocessing is shared "
-         "and not counted; from raw text, tokenizer included, for a Keras or scikit-learn entrant); peak memory, the peak resident memory of the process that ran a run, from the "
+         "and not counted; from raw text, tokenizer included, for a Keras or scikit-learn entrant); "
+         "peak memory, the peak resident memory of the process that ran a run, from the "
          "run's start (it includes the Keras runtime and the data that process held; "
          "experiments/runs/footprint.py). Predicting and peak memory are medians over a model's runs, "
          "comparable only between runs of one sweep on one machine; — where a run did not record one. "
@@ -124,7 +125,8 @@ def benchmark_markdown(result: dict) -> str:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
                   f"{model} ranks {rank_text(cell)} of {cell['of']}.", "",
                   f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | parameters | training per run "
-                  f"| predicting | peak memory | seeds | Δ {model} − model (paired seeds) | p | p (Holm) | p per seed |",
+                  f"| predicting | peak memory | seeds | Δ {model} − model (paired seeds) | p | p (Holm) "
+                  "| p per seed |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                   _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
         for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
