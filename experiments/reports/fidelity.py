@@ -48,10 +48,11 @@ def fidelity_markdown(result: dict) -> str:
     cells = result["cells"]
     keys = [k for k in LABELS if any(k in c["protocols"] for c in cells)]
     seeds = sorted({len(p["seeds"]) for c in cells for p in c["protocols"].values()})
+    read = dict.fromkeys([*result["sources"].values(), *result.get("elements", {}).values()])
     lines = [f"# {result['title']}", "",
              f"Sarcastic-class F1 on the {result['corpus']} test split, mean ± std [min–max] over "
              f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
-             + ", ".join(f"`{v}`" for v in dict.fromkeys(result["sources"].values())) + ". Every rule chooses on "
+             + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",
              "| model | paper P / R / F1 | " + " | ".join(LABELS[k] for k in keys) + " | paper F1 in authors'-code range |",
              "|---|---|" + "---|" * len(keys) + "---|"]

@@ -273,5 +273,14 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert authors["thresholds"] and all(0.05 <= t <= 0.85 for t in authors["thresholds"])
     assert set(cell["ablation"]) == {"as-written+grid", "authors-training+best", "authors-code"}
     assert cell["ablation"]["as-written+grid"]["pairs"] == 2
+    # one training element alone joins the ablation, and the report names the results it read
+    assert cli("reproduce", experiment, *common, "--batching", "class-ratio").exit_code == 0
+    joined = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
+    assert joined.exit_code == 0, joined.output
+    element = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["elements"]
+    assert list(element) == ["class-ratio batches alone"]
+    assert f"`{element['class-ratio batches alone']}`" in joined.output
+    alone = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["cells"][0]["ablation"]["class-ratio batches alone"]
+    assert alone["pairs"] == 2
     missing = cli("report", "other", "--fidelity", "--results-dir", results_dir)
     assert missing.exit_code == 1 and "no results 'other'" in missing.output
