@@ -277,10 +277,9 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert cli("reproduce", experiment, *common, "--batching", "class-ratio").exit_code == 0
     joined = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
     assert joined.exit_code == 0, joined.output
-    element = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["elements"]
-    assert list(element) == ["class-ratio batches alone"]
-    assert f"`{element['class-ratio batches alone']}`" in joined.output
-    alone = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["cells"][0]["ablation"]["class-ratio batches alone"]
-    assert alone["pairs"] == 2
+    saved = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")
+    assert list(saved["elements"]) == ["class-ratio batches alone"]
+    assert f"`{saved['elements']['class-ratio batches alone']}`" in joined.output
+    assert saved["cells"][0]["ablation"]["class-ratio batches alone"]["pairs"] == 2
     missing = cli("report", "other", "--fidelity", "--results-dir", results_dir)
     assert missing.exit_code == 1 and "no results 'other'" in missing.output
