@@ -38,54 +38,94 @@ LABELS = {
 }
 
 
-def _range(stats: dict) -> str:
-    values = stats["f1_sarcastic"]["values"]
+def _range(stats: dict, metric: str = "f1_sarcastic") -> str:
+    values = stats[metric]["values"]
     return (f"{np.mean(values):.3f} ± {np.std(values, ddof=1) if len(values) > 1 else 0:.3f} "
             f"[{min(values):.3f}–{max(values):.3f}]")
 
 
+class _Namer:
+    """Rows are named by model, and by corpus too when the experiment has several (Table 6)."""
+
+    def __init__(self, cells: list[dict]):
+        self.several = len({c["corpus"] for c in cells}) > 1
+        self.header = "corpus / model" if self.several else "model"
+
+    def __call__(self, cell: dict) -> str:
+        return f"{cell['corpus']} / {cell['model']}" if self.several else cell["model"]
+
+
+def _paper(paper: dict) -> str:
+    f1 = f"**{paper['f1_sarcastic']:.3f}**"
+    if "precision_sarcastic" in paper and "recall_sarcastic" in paper:
+        return f"{paper['precision_sarcastic']:.3f} / {paper['recall_sarcastic']:.3f} / {f1}"
+    return f1
+
+
 def fidelity_markdown(result: dict) -> str:
     cells = result["cells"]
+    name = _Namer(cells)
     keys = [k for k in LABELS if any(k in c["protocols"] for c in cells)]
     seeds = sorted({len(p["seeds"]) for c in cells for p in c["protocols"].values()})
     read = dict.fromkeys([*result["sources"].values(), *result.get("elements", {}).values()])
+    given = "P / R / F1" if all("recall_sarcastic" in c["paper"] for c in cells) else "F-score"
     lines = [f"# {result['title']}", "",
              f"Sarcastic-class F1 on the {result['corpus']} test split, mean ± std [min–max] over "
              f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
              + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",
-             "| model | paper P / R / F1 | " + " | ".join(LABELS[k] for k in keys) + " | paper F1 in authors'-code range |",
+             f"| {name.header} | paper {given} | " + " | ".join(LABELS[k] for k in keys)
+             + " | paper F1 in authors'-code range |",
              "|---|---|" + "---|" * len(keys) + "---|"]
     for cell in cells:
-        paper = cell["paper"]
         authors = cell["protocols"].get("authors-code")
         inside = "—" if not authors else ("yes" if authors["paper_in_range"] else "no")
-        lines.append(f"| {cell['model']} | {paper['precision_sarcastic']:.3f} / {paper['recall_sarcastic']:.3f} / "
-                     f"**{paper['f1_sarcastic']:.3f}** | "
+        lines.append(f"| {name(cell)} | {_paper(cell['paper'])} | "
                      + " | ".join(_range(cell["protocols"][k]) if k in cell["protocols"] else "—" for k in keys)
                      + f" | {inside} |")
-    lines += _verdict(cells) + _operating_points(cells, keys) + _ablation(cells) + _ceiling(cells) + _sources()
-    return "\n".join(lines) + "\n"
+    lines += _verdict(cells, name, "within_0.03", "paper_in_range", "F1")
+    if given == "F-score":
+        lines += _macro(cells, keys, name)
+    lines += _operating_points(cells, keys, name) + _ablation(cells, name) + _ceiling(cells, name)
+    return "\n".join(lines + _sources("isarcasm" in result["corpus"])) + "\n"
 
 
-def _verdict(cells: list[dict]) -> list[str]:
+def _verdict(cells: list[dict], name: _Namer, close_key: str, inside_key: str, metric: str) -> list[str]:
     authors = [c for c in cells if "authors-code" in c["protocols"]]
-    close = [c["model"] for c in authors if c["protocols"]["authors-code"]["within_0.03"]]
-    inside = [c["model"] for c in authors if c["protocols"]["authors-code"]["paper_in_range"]]
-    return ["", f"Under the authors' code, {len(close)} of {len(authors)} models have a mean within ±0.03 of the "
-            f"paper's F1 ({', '.join(close) or 'none'}), and the paper's F1 lies within our min–max for "
-            f"{len(inside)} of {len(authors)} ({', '.join(inside) or 'none'})."]
+    close = [name(c) for c in authors if c["protocols"]["authors-code"][close_key]]
+    inside = [name(c) for c in authors if c["protocols"]["authors-code"][inside_key]]
+    return ["", f"Under the authors' code, {len(close)} of {len(authors)} cells have a mean {metric} within ±0.03 of "
+            f"the paper's number ({', '.join(close) or 'none'}), and the paper's number lies within our {metric} "
+            f"min–max for {len(inside)} of {len(authors)} ({', '.join(inside) or 'none'})."]
 
 
-def _operating_points(cells: list[dict], keys: list[str]) -> list[str]:
+def _macro(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
+    """The paper's number without precision and recall may be a macro-F1: set macro-F1 beside it too."""
+    lines = ["", "## Macro-F1 beside the same number", "",
+             "The paper gives these cells one F-score without precision or recall and does not say which F-score; "
+             "the F-scores first published for these models are macro-F1 (Tay et al. 2018), so here is our "
+             "macro-F1, mean ± std [min–max], beside the same number.", "",
+             f"| {name.header} | paper F-score | " + " | ".join(LABELS[k] for k in keys) + " | paper in authors'-code range |",
+             "|---|---|" + "---|" * len(keys) + "---|"]
+    for cell in cells:
+        authors = cell["protocols"].get("authors-code")
+        inside = "—" if not authors else ("yes" if authors["paper_in_macro_range"] else "no")
+        lines.append(f"| {name(cell)} | {cell['paper']['f1_sarcastic']:.3f} | "
+                     + " | ".join(_range(cell["protocols"][k], "f1_macro") if k in cell["protocols"] else "—"
+                                  for k in keys) + f" | {inside} |")
+    return lines + _verdict(cells, name, "macro_within_0.03", "paper_in_macro_range", "macro-F1")
+
+
+def _operating_points(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
     lines = ["", "## Operating point", "",
              "Share of test tweets labelled sarcastic (mean over seeds) and the thresholds the rule chose. The paper's "
              "share is implied by its precision and recall at our test split's sarcastic share (R × share / P).", "",
-             "| model | paper (implied) | " + " | ".join(LABELS[k] for k in keys) + " |", "|---|---|" + "---|" * len(keys)]
+             f"| {name.header} | paper (implied) | " + " | ".join(LABELS[k] for k in keys) + " |", "|---|---|" + "---|" * len(keys)]
     for cell in cells:
         paper, first = cell["paper"], next(iter(cell["protocols"].values()))
         share = first.get("positive_share")
-        implied = "—" if share is None else f"{paper['recall_sarcastic'] * share / paper['precision_sarcastic']:.3f}"
+        implied = "—" if share is None or "recall_sarcastic" not in paper else \
+            f"{paper['recall_sarcastic'] * share / paper['precision_sarcastic']:.3f}"
 
         def shown(key):
             found = cell["protocols"].get(key)
@@ -94,46 +134,49 @@ def _operating_points(cells: list[dict], keys: list[str]) -> list[str]:
             thresholds = found["thresholds"]
             median = f" (threshold median {np.median(thresholds):.2f})" if thresholds else ""
             return f"{found['predicted_positive_rate']:.3f}{median}"
-        lines.append(f"| {cell['model']} | {implied} | " + " | ".join(shown(k) for k in keys) + " |")
+        lines.append(f"| {name(cell)} | {implied} | " + " | ".join(shown(k) for k in keys) + " |")
     return lines
 
 
-def _ablation(cells: list[dict]) -> list[str]:
+def _ablation(cells: list[dict], name: _Namer) -> list[str]:
     lines = ["", "## Ablation: what each element moves (paired seeds)", "",
              "ΔF1: the protocol's sarcastic-class F1 minus the paper-as-written F1 of the same seed (same validation "
              "carving), averaged; higher in: seeds where it is higher.", "",
-             "| model | protocol | paired seeds | mean ΔF1 | higher in |", "|---|---|---|---|---|"]
+             f"| {name.header} | protocol | paired seeds | mean ΔF1 | higher in |", "|---|---|---|---|---|"]
     for cell in cells:
         for label, row in cell["ablation"].items():
             delta = "—" if row["mean_delta"] is None else f"{row['mean_delta']:+.3f}"
-            lines.append(f"| {cell['model']} | {LABELS.get(label, label)} | {row['pairs']} | {delta} | "
+            lines.append(f"| {name(cell)} | {LABELS.get(label, label)} | {row['pairs']} | {delta} | "
                          f"{row['higher_in']} of {row['pairs']} |")
     return lines
 
 
-def _ceiling(cells: list[dict]) -> list[str]:
+def _ceiling(cells: list[dict], name: _Namer) -> list[str]:
     lines = ["", "## Diagnostic, not a result: the threshold ceiling", "",
              "Chosen **on the test split** at each run's selected epoch, which no honest protocol may do: the best "
              "sarcastic-class F1 any threshold gives, and the best precision at a recall of at least the paper's. "
              "When the paper's F1 lies above this ceiling, no threshold rule closes the gap: the model would have to "
              "rank the test tweets better.", "",
-             "| model | protocol | paper F1 | ceiling F1 (mean [min–max]) | precision at paper's recall | paper precision |",
+             f"| {name.header} | protocol | paper F1 | ceiling F1 (mean [min–max]) | precision at paper's recall | paper precision |",
              "|---|---|---|---|---|---|"]
     for cell in cells:
         for key, found in cell["ceiling"].items():
             best, precision = found["best_f1"], found["precision_at_paper_recall"]
-            lines.append(f"| {cell['model']} | {LABELS[key]} | {cell['paper']['f1_sarcastic']:.3f} | "
-                         f"{np.mean(best):.3f} [{min(best):.3f}–{max(best):.3f}] | {np.mean(precision):.3f} | "
-                         f"{cell['paper']['precision_sarcastic']:.3f} |")
+            paper = cell["paper"]
+            at_recall = f"{np.mean(precision):.3f}" if precision else "—"
+            paper_precision = f"{paper['precision_sarcastic']:.3f}" if "precision_sarcastic" in paper else "—"
+            lines.append(f"| {name(cell)} | {LABELS[key]} | {paper['f1_sarcastic']:.3f} | "
+                         f"{np.mean(best):.3f} [{min(best):.3f}–{max(best):.3f}] | {at_recall} | {paper_precision} |")
     return lines
 
 
-def _sources() -> list[str]:
+def _sources(isarcasm: bool) -> list[str]:
     return (["", f"## The authors' protocol: sources ({REPO})", ""]
             + [f"- {what}: `{where}`" for what, where in SOURCES]
             + ["", "Not implemented, and why:", ""] + [f"- {what}" for what in NOT_IMPLEMENTED]
             + ["", "Caveats: that repository (February 2019) is the authors' earlier content and user-embedding "
                "work, so it is the same authors' evaluation code, not proven to be the code behind the 2020 tables; "
                "the paper's §6.2 says its models assign \"the most probable label\", which reads like threshold 0.5. "
-               "The paper reports one run per model (the code's fixed seed 9876); we report the spread over seeds. "
-               "Our iSarcasm test split holds the 709 of 907 tweets whose text is public (78.6%)."])
+               "The paper reports one run per model (the code's fixed seed 9876); we report the spread over seeds."
+               + (" Our iSarcasm test split holds the 709 of 907 tweets whose text is public (78.6%)." if isarcasm
+                  else "")])

@@ -283,3 +283,34 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert saved["cells"][0]["ablation"]["class-ratio batches alone"]["pairs"] == 2
     missing = cli("report", "other", "--fidelity", "--results-dir", results_dir)
     assert missing.exit_code == 1 and "no results 'other'" in missing.output
+
+
+def test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_precision(tmp_path):
+    """Table 6's "iSarcasm impl." is one F-score per cell, on several corpora, with no precision or recall."""
+    cells = "".join(f"[[cells]]\ncorpus = '{write_corpus(tmp_path / f'{name}.csv', seed=seed)}'\nmodel = 'cnn'\n"
+                    f"isarcasm_impl = {{ f1_sarcastic = {impl} }}\n"
+                    for name, seed, impl in (("first", 0, 0.6), ("second", 1, 0.7)))
+    (tmp_path / "six.toml").write_text("name = 'six'\n" + cells)
+    common = ["--seeds", 1, "--epochs", 2, "--embeddings", "random", "--split-col", "split",
+              "--output-dir", tmp_path / "runs", "--results-dir", tmp_path / "results"]
+    assert cli("reproduce", tmp_path / "six.toml", *common).exit_code == 0
+    name = "six-epochs-2-embeddings-random"
+    missing = cli("report", name, "--fidelity", "--results-dir", tmp_path / "results")
+    assert missing.exit_code == 1 and len(missing.output.strip().splitlines()) == 1
+    assert f"`isarcasm reproduce {name} --protocol authors-code`" in missing.output
+    assert cli("reproduce", tmp_path / "six.toml", *common, "--protocol", "authors-code").exit_code == 0
+    report = cli("report", name, "--fidelity", "--results-dir", tmp_path / "results")
+    assert report.exit_code == 0, report.output
+    saved = results(tmp_path, f"{name}-fidelity")
+    first, second = saved["cells"]
+    assert first["paper"] == {"f1_sarcastic": 0.6} and second["paper"] == {"f1_sarcastic": 0.7}
+    authors = first["protocols"]["authors-code"]
+    macro = authors["f1_macro"]["values"]
+    assert authors["paper_in_macro_range"] == (min(macro) <= 0.6 <= max(macro))
+    assert first["ceiling"]["as-written"]["precision_at_paper_recall"] is None
+    # rows name corpus and model; macro-F1 is set beside the same number; no precision is invented
+    assert "## Macro-F1 beside the same number" in report.output
+    assert f"| {first['corpus']} / cnn | **0.600** |" in report.output
+    assert f"| {second['corpus']} / cnn | 0.700 |" in report.output
+    ceiling = [line for line in report.output.splitlines() if line.startswith(f"| {first['corpus']} / cnn | as written | 0.600")]
+    assert ceiling and ceiling[0].endswith("| — | — |")
