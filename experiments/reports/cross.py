@@ -60,7 +60,7 @@ def cross_markdown(result: dict) -> str:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)
             lines += ["", f"## {model}: {label}", ""] + _matrix_table(rows(result), corpora, values, floors, metric)
-    lines += ["", f"Every seed's value and run directory: `results/{result['experiment']}.json`."]
+    lines += ["", f"Every seed's value and run directory: `{result['experiment']}.json`, in the results directory."]
     return "\n".join(lines) + "\n"
 
 

@@ -115,8 +115,8 @@ def markdown_report(result: dict) -> str:
     notes = dict.fromkeys(f"{c['corpus']}: {c['note']}" for c in result["cells"] if c["note"])
     if notes:
         lines += ["", "## Data notes", ""] + [f"- {n}" for n in notes]
-    lines += ["", f"Metrics are scikit-learn's; see `results/{result['experiment']}.json` for every seed's value "
-              f"and the run directories (config, predictions, history, model)."]
+    lines += ["", f"Metrics are scikit-learn's; see `{result['experiment']}.json` (in the results directory, beside "
+              f"this report) for every seed's value and the run directories (config, predictions, history, model)."]
     return "\n".join(lines) + "\n"
 
 

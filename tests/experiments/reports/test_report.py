@@ -24,6 +24,8 @@ def test_rows_compare_each_reference_in_its_own_metric():
     assert "| riloff | lstm | f1_sarcastic | — | 0.660 | 0.650 ± 0.071 | — | -0.010 |" in text
     assert "Wall time 1 h 02 min" in text
     assert "⚑" not in text
+    # the footer names the results file, not a folder it may not be in (--results-dir)
+    assert "see `t.json` (in the results directory" in text and "results/t.json" not in text
 
 
 def test_cells_far_from_the_implementation_are_flagged_with_their_note():
