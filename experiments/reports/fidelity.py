@@ -70,7 +70,7 @@ def fidelity_markdown(result: dict) -> str:
     read = dict.fromkeys([*result["sources"].values(), *result.get("elements", {}).values()])
     given = "P / R / F1" if all("recall_sarcastic" in c["paper"] for c in cells) else "F-score"
     lines = [f"# {result['title']}", "",
-             f"Sarcastic-class F1 on the {result['corpus']} test split, mean ± std [min–max] over "
+             f"Sarcastic-class F1 on the {result['corpus']} test split{'s' if name.several else ''}, mean ± std [min–max] over "
              f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
              + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",

@@ -309,7 +309,7 @@ def test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_prec
     assert authors["paper_in_macro_range"] == (min(macro) <= 0.6 <= max(macro))
     assert first["ceiling"]["as-written"]["precision_at_paper_recall"] is None
     # rows name corpus and model; macro-F1 is set beside the same number; no precision is invented
-    assert "## Macro-F1 beside the same number" in report.output
+    assert "## Macro-F1 beside the same number" in report.output and "test splits, mean" in report.output
     assert f"| {first['corpus']} / cnn | **0.600** |" in report.output
     assert f"| {second['corpus']} / cnn | 0.700 |" in report.output
     ceiling = [line for line in report.output.splitlines() if line.startswith(f"| {first['corpus']} / cnn | as written | 0.600")]
