@@ -38,7 +38,7 @@ LABELS = {
 }
 
 
-def _range(stats: dict, metric: str = "f1_sarcastic") -> str:
+def _range(stats: dict, metric: str) -> str:
     values = stats[metric]["values"]
     return (f"{np.mean(values):.3f} ± {np.std(values, ddof=1) if len(values) > 1 else 0:.3f} "
             f"[{min(values):.3f}–{max(values):.3f}]")
@@ -74,20 +74,27 @@ def fidelity_markdown(result: dict) -> str:
              f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
              + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",
-             f"| {name.header} | paper {given} | " + " | ".join(LABELS[k] for k in keys)
-             + " | paper F1 in authors'-code range |",
-             "|---|---|" + "---|" * len(keys) + "---|"]
-    for cell in cells:
-        authors = cell["protocols"].get("authors-code")
-        inside = "—" if not authors else ("yes" if authors["paper_in_range"] else "no")
-        lines.append(f"| {name(cell)} | {_paper(cell['paper'])} | "
-                     + " | ".join(_range(cell["protocols"][k]) if k in cell["protocols"] else "—" for k in keys)
-                     + f" | {inside} |")
+             ] + _protocol_table(cells, keys, name, "f1_sarcastic", "paper_in_range", f"paper {given}", "paper F1", _paper)
     lines += _verdict(cells, name, "within_0.03", "paper_in_range", "F1")
     if given == "F-score":
         lines += _macro(cells, keys, name)
     lines += _operating_points(cells, keys, name) + _ablation(cells, name) + _ceiling(cells, name)
     return "\n".join(lines + _sources("isarcasm" in result["corpus"])) + "\n"
+
+
+def _protocol_table(cells: list[dict], keys: list[str], name: _Namer, metric: str, inside_key: str,
+                    paper_header: str, inside_label: str, paper_text) -> list[str]:
+    """One row per cell: the paper's number, each protocol's ``metric`` over seeds, and whether the paper's
+    number lies within the authors'-code range (``inside_key`` of its summary)."""
+    lines = [f"| {name.header} | {paper_header} | " + " | ".join(LABELS[k] for k in keys)
+             + f" | {inside_label} in authors'-code range |", "|---|---|" + "---|" * len(keys) + "---|"]
+    for cell in cells:
+        authors = cell["protocols"].get("authors-code")
+        inside = "—" if not authors else ("yes" if authors[inside_key] else "no")
+        lines.append(f"| {name(cell)} | {paper_text(cell['paper'])} | "
+                     + " | ".join(_range(cell["protocols"][k], metric) if k in cell["protocols"] else "—" for k in keys)
+                     + f" | {inside} |")
+    return lines
 
 
 def _verdict(cells: list[dict], name: _Namer, close_key: str, inside_key: str, metric: str) -> list[str]:
@@ -105,14 +112,8 @@ def _macro(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
              "The paper gives these cells one F-score without precision or recall and does not say which F-score; "
              "the F-scores first published for these models are macro-F1 (Tay et al. 2018), so here is our "
              "macro-F1, mean ± std [min–max], beside the same number.", "",
-             f"| {name.header} | paper F-score | " + " | ".join(LABELS[k] for k in keys) + " | paper in authors'-code range |",
-             "|---|---|" + "---|" * len(keys) + "---|"]
-    for cell in cells:
-        authors = cell["protocols"].get("authors-code")
-        inside = "—" if not authors else ("yes" if authors["paper_in_macro_range"] else "no")
-        lines.append(f"| {name(cell)} | {cell['paper']['f1_sarcastic']:.3f} | "
-                     + " | ".join(_range(cell["protocols"][k], "f1_macro") if k in cell["protocols"] else "—"
-                                  for k in keys) + f" | {inside} |")
+             ] + _protocol_table(cells, keys, name, "f1_macro", "paper_in_macro_range", "paper F-score", "paper",
+                                 lambda paper: f"{paper['f1_sarcastic']:.3f}")
     return lines + _verdict(cells, name, "macro_within_0.03", "paper_in_macro_range", "macro-F1")
 
 
