@@ -1,0 +1,146 @@
+"""Did a change keep the distribution over seeds?  Compare two results of the same cells, seed set against seed set.
+
+The faithful-by-distribution sibling of ``same_numbers.py``: a change that alters floating-point
+order (a faster path) cannot keep the digits, so it is held to the same distribution over seeds of
+sarcastic-class F1 and of the share of test texts predicted sarcastic, per cell and selection rule
+(``best``, the paper's; ``grid``, the authors' code's), with a permutation test per row,
+Holm-adjusted, and a pooled test (see experiments/reports/distribution.py for the criterion).
+
+Usage::
+
+    python benchmarks/same_distribution.py REFERENCE CANDIDATE [--reference-grid R --candidate-grid C]
+        [--reference-seeds 0-4] [--candidate-seeds 5-9] [--corpus isarcasm]
+
+REFERENCE and CANDIDATE are each a results file (``results/table7.json``: its values are the
+``best`` rule's; a fidelity file names one protocol, ``table7-fidelity.json:as-written``), with the
+``grid`` rule's results of the same runs given by ``--reference-grid``/``--candidate-grid``
+(``table7-selection-grid.json``, ``table7-fidelity.json:as-written+grid``); or a run folder (an
+experiment's folder of a run store, ``--output-dir``/table7), whose runs are scored under both rules
+from their per-epoch records.
+
+Exit status: 0 when the candidate passes, 1 when it fails, 2 on bad input (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from experiments.reports.distribution import (
+    EXACT_LIMIT,
+    METRICS_COMPARED,
+    PERMUTATIONS,
+    compare,
+    load_side,
+    restrict,
+    smallest_p,
+)
+from experiments.reports.significance import holm
+from preprocessing.errors import IsarcasmError
+
+
+def seed_set(text: str | None) -> set[int] | None:
+    """``0-4``, ``0,2,5-9`` -> the seeds; None -> all."""
+    if text is None:
+        return None
+    seeds = set()
+    try:
+        for part in text.split(","):
+            first, _, last = part.partition("-")
+            seeds.update(range(int(first), int(last or first) + 1))
+    except ValueError:
+        raise IsarcasmError(f"seeds {text!r}: write them as 0-4 or 0,2,5-9") from None
+    return seeds
+
+
+def spread(summary: dict) -> str:
+    return f"{summary['mean']:.3f} ± {summary['std']:.3f}"
+
+
+def seeds_text(seeds: list[int]) -> str:
+    """Seeds as ranges: [0, 1, 2, 5] -> 0-2,5."""
+    runs, start = [], None
+    for i, seed in enumerate(seeds):
+        start = seed if start is None else start
+        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
+            runs.append(f"{start}-{seed}" if seed != start else str(seed))
+            start = None
+    return ",".join(runs)
+
+
+def print_report(result: dict, args) -> None:
+    for name, source, grid, seeds in (("reference", args.reference, args.reference_grid, args.reference_seeds),
+                                      ("candidate", args.candidate, args.candidate_grid, args.candidate_seeds)):
+        print(f"{name}: {source}" + (f" (grid rule: {grid})" if grid else "") + f"; seeds {seeds or 'all'}")
+    print(f"\nTwo-sided permutation test of the difference of means (candidate − reference): every split of the "
+          f"seeds when there are at most {EXACT_LIMIT:,}, else {args.permutations:,} random ones (seed {args.seed}); "
+          f"p Holm-adjusted over the {len(result['rows'])} rows.\n")
+    print_rows(result["rows"], result["alpha"])
+    print_pooled(result["pooled"])
+    rejected = sum(row["rejects"] for row in result["rows"])
+    print(f"\nverdict: {'PASS' if result['passes'] else 'FAIL'}: {rejected} of {len(result['rows'])} rows reject at "
+          f"{result['alpha']} after Holm; pooled sarcastic-F1 Δ "
+          + ", ".join(f"{row['rule']} {row['delta']:+.3f} (p {row['p']:.3g})" for row in result["pooled"])
+          + f"; a pass needs no row rejecting and every pooled Δ within ±{result['margin']} with p > "
+          f"{result['alpha']}")
+
+
+def print_rows(rows: list[dict], alpha: float) -> None:
+    """The per-row table, the rejections per rule and metric, and a warning when rows this small cannot
+    reject at all after Holm."""
+    print("| rule | metric | corpus | model | seeds | reference | candidate | Δ | p | p (Holm) | rejects |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print(f"| {row['rule']} | {METRICS_COMPARED[row['metric']]} | {row['corpus']} | {row['model']} | "
+              f"{row['reference']['n']} / {row['candidate']['n']} | {spread(row['reference'])} | "
+              f"{spread(row['candidate'])} | {row['delta']:+.3f} | {row['p']:.3g} | {row['p_holm']:.3g} | "
+              f"{'**yes**' if row['rejects'] else 'no'} |")
+    print()
+    for rule in dict.fromkeys(row["rule"] for row in rows):
+        counts = [f"{name} {sum(r['rejects'] for r in mine)} of {len(mine)}"
+                  for metric, name in METRICS_COMPARED.items()
+                  if (mine := [r for r in rows if r["rule"] == rule and r["metric"] == metric])]
+        print(f"rows rejected at {alpha} after Holm, rule {rule}: {'; '.join(counts)}")
+    sizes = min(((r["reference"]["n"], r["candidate"]["n"]) for r in rows), key=lambda n: smallest_p(*n))
+    floor = smallest_p(*sizes)
+    if holm([floor] + [1.0] * (len(rows) - 1))[0] > alpha:
+        print(f"(with {sizes[0]} against {sizes[1]} seeds a row's p is at least {floor:.3g}, above {alpha} after "
+              f"Holm over {len(rows)} rows: such rows cannot reject; only the pooled test can fail the candidate)")
+
+
+def print_pooled(pooled: list[dict]) -> None:
+    print("\n| pooled sarcastic F1 (per seed, the mean over the cells) | cells | seeds | reference | candidate | Δ |"
+          " p | passes |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in pooled:
+        print(f"| rule {row['rule']} | {row['cells']} | {seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}"
+              f" | {spread(row['reference'])} | {spread(row['candidate'])} | {row['delta']:+.3f} | {row['p']:.3g} | "
+              f"{'yes' if row['passes'] else '**no**'} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reference", help="results file (best rule), FILE:PROTOCOL of a fidelity file, or run folder")
+    parser.add_argument("candidate", help="the same forms as REFERENCE")
+    parser.add_argument("--reference-grid", help="the grid rule's results of the reference's runs")
+    parser.add_argument("--candidate-grid", help="the grid rule's results of the candidate's runs")
+    parser.add_argument("--reference-seeds", help="only these seeds of the reference (0-4, 0,2,5-9)")
+    parser.add_argument("--candidate-seeds", help="only these seeds of the candidate")
+    parser.add_argument("--corpus", help="only this corpus' cells (on both sides)")
+    parser.add_argument("--permutations", type=int, default=PERMUTATIONS,
+                        help="random splits where there are too many to enumerate")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random splits")
+    args = parser.parse_args(argv)
+    try:
+        sides = [restrict(load_side(source, grid), args.corpus, seed_set(seeds)) for source, grid, seeds in
+                 ((args.reference, args.reference_grid, args.reference_seeds),
+                  (args.candidate, args.candidate_grid, args.candidate_seeds))]
+        result = compare(*sides, permutations=args.permutations, seed=args.seed)
+    except IsarcasmError as exc:
+        print(f"same_distribution: {exc}", file=sys.stderr)
+        return 2
+    print_report(result, args)
+    return 0 if result["passes"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""Do two sets of runs come from the same distribution over seeds?  The criterion a faster path is held to.
+
+A change that alters floating-point order (skipping padded steps, another backend, another batch
+order) cannot keep the committed digits, but it should keep what the seeds' spread says: the same
+distribution of sarcastic-class F1 and of the share of test texts predicted sarcastic, cell by cell.
+:func:`compare` tests that on the per-seed values of two results (or run folders) of the same cells:
+
+- each row (selection rule x metric x cell): a two-sided permutation test of the difference of
+  the means (candidate minus reference), every split of the pooled seeds enumerated when there are
+  at most :data:`EXACT_LIMIT` (10 against 10 seeds is exact), else :data:`PERMUTATIONS` random ones
+  from a seeded generator; the rows' p-values are Holm-adjusted together
+  (:func:`experiments.reports.significance.holm`);
+- pooled, per rule: per seed, the sarcastic F1 averaged over the cells, tested the same way.
+
+A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every rule's pooled F1
+difference is neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not
+paired: the criterion asks about distributions, so seeds 0-4 may be set against seeds 5-9.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import lru_cache
+from itertools import combinations
+from math import comb
+from pathlib import Path
+
+import numpy as np
+
+from experiments.reports.results import load_results
+from experiments.reports.significance import holm
+from experiments.reports.table import run_ids
+from experiments.runs.store import CONFIG, METRICS, read_json
+from experiments.runs.trajectory import run_under
+from preprocessing.errors import IsarcasmError
+
+ALPHA = 0.05
+#: The largest pooled sarcastic-F1 difference a passing candidate may show, significant or not.
+MARGIN = 0.02
+#: The compared metrics and how they are named.
+METRICS_COMPARED = {"f1_sarcastic": "sarcastic F1", "predicted_positive_rate": "share predicted sarcastic"}
+POOLED_METRIC = "f1_sarcastic"
+#: The selection rules compared: the paper's (``best``) and the authors' code's (``grid``).
+RULES = ("best", "grid")
+PERMUTATIONS = 20_000
+#: Splits enumerated at most; C(20, 10) = 184,756, so 10 against 10 seeds is exact.
+EXACT_LIMIT = 200_000
+#: Fewer seeds than this on a side and a row's permutation test cannot reject at 0.05 (3 against 3
+#: gives 20 splits, so p >= 0.1).
+MIN_SEEDS = 4
+#: A permuted difference equal to the observed one up to rounding counts as at least as extreme.
+_TOLERANCE = 1e-12
+
+Cell = tuple[str, str]  # (corpus, model)
+#: rule -> cell -> metric -> seed -> value
+Side = dict[str, dict[Cell, dict[str, dict[int, float]]]]
+
+
+# --- the statistics -----------------------------------------------------------------------------------
+
+def permutation_test(reference, candidate, permutations: int = PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
+    """(mean(candidate) - mean(reference), two-sided p-value) of a permutation test of the difference.
+
+    Exact (every split of the pooled values into groups of the two sizes; the observed split is one,
+    so p > 0) when there are at most :data:`EXACT_LIMIT` splits; else ``permutations`` random splits,
+    p = (1 + hits) / (1 + permutations).
+    """
+    a, b = np.asarray(reference, dtype=float), np.asarray(candidate, dtype=float)
+    pooled = np.concatenate([a, b])
+    n, k = len(pooled), len(b)
+    observed = float(b.mean() - a.mean())
+    exact = comb(n, k) <= EXACT_LIMIT
+    groups = _all_splits(n, k) if exact else _random_splits(n, k, permutations, seed)
+    sums = groups @ pooled  # the candidate group's sum in each split
+    differences = sums / k - (pooled.sum() - sums) / (n - k)
+    hits = np.count_nonzero(np.abs(differences) >= abs(observed) - _TOLERANCE)
+    return observed, float(hits / len(groups) if exact else (1 + hits) / (1 + permutations))
+
+
+def smallest_p(n_reference: int, n_candidate: int) -> float:
+    """The smallest p-value :func:`permutation_test` can give these group sizes (exact case; the most
+    extreme split, and its mirror when the groups are as large)."""
+    splits = comb(n_reference + n_candidate, n_candidate)
+    return (1 + (n_reference == n_candidate)) / splits if splits <= EXACT_LIMIT else 1 / (1 + PERMUTATIONS)
+
+
+@lru_cache(maxsize=8)
+def _all_splits(n: int, k: int) -> np.ndarray:
+    """Every choice of k of n positions, as 0/1 rows (read-only: cached)."""
+    chosen = np.array(list(combinations(range(n), k)), dtype=np.intp).reshape(-1, k)
+    groups = np.zeros((len(chosen), n))
+    groups[np.arange(len(chosen))[:, None], chosen] = 1.0
+    groups.setflags(write=False)
+    return groups
+
+
+def _random_splits(n: int, k: int, permutations: int, seed: int) -> np.ndarray:
+    order = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (permutations, 1)), axis=1)
+    groups = np.zeros((permutations, n))
+    np.put_along_axis(groups, order[:, :k], 1.0, axis=1)
+    return groups
+
+
+# --- reading the per-seed values ----------------------------------------------------------------------
+
+def load_side(source: str, grid: str | None = None) -> Side:
+    """Per-seed values of ``source``: a run folder (both rules, scored from each run's per-epoch record),
+    or a results file, ``PATH`` or, for a fidelity file, ``PATH:PROTOCOL``, whose values are the
+    ``best`` rule's, with ``grid`` (the same forms) the ``grid`` rule's."""
+    path, protocol = _split(source)
+    if path.is_dir():
+        if grid:
+            raise IsarcasmError(f"{path} is a run folder: both rules are scored from its runs, so it takes no "
+                                "grid results file")
+        return _collect(_run_entries(path))
+    side = {"best": _rule_values(path, protocol, "best")}
+    if grid:
+        side["grid"] = _rule_values(*_split(grid), "grid")
+    return side
+
+
+def restrict(side: Side, corpus: str | None = None, seeds: set[int] | None = None) -> Side:
+    """``side`` with only ``corpus``'s cells and only ``seeds`` (None: all)."""
+    return {rule: {cell: {metric: {s: v for s, v in values.items() if seeds is None or s in seeds}
+                          for metric, values in metrics.items()}
+                   for cell, metrics in cells.items() if corpus is None or cell[0] == corpus}
+            for rule, cells in side.items()}
+
+
+def _split(source: str) -> tuple[Path, str | None]:
+    """``PATH`` or ``PATH:PROTOCOL`` (a path that exists as written is never split)."""
+    if Path(source).exists() or ":" not in source:
+        return Path(source), None
+    path, _, protocol = source.rpartition(":")
+    return Path(path), protocol
+
+
+def _collect(entries) -> Side:
+    """(rule, cell, seed, {metric: value}) entries as a :data:`Side`; a seed's folds are averaged."""
+    gathered = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
+    for rule, cell, seed, values in entries:
+        for metric, value in values.items():
+            gathered[rule][cell][metric][seed].append(value)
+    return {rule: {cell: {metric: {seed: float(np.mean(v)) for seed, v in sorted(by_seed.items())}
+                          for metric, by_seed in metrics.items()} for cell, metrics in cells.items()}
+            for rule, cells in gathered.items()}
+
+
+def _rule_values(path: Path, protocol: str | None, rule: str) -> dict:
+    found = _collect(_file_entries(path, protocol, rule)).get(rule)
+    if not found:
+        raise IsarcasmError(f"{path}: no trained cell")
+    return found
+
+
+def _file_entries(path: Path, protocol: str | None, rule: str):
+    result = load_results(path)
+    if result["kind"] == "fidelity":
+        return _fidelity_entries(result, path, protocol, rule)
+    if result["kind"] != "table":
+        raise IsarcasmError(f"{path}: a {result['kind']} results file; the criterion reads table or fidelity results")
+    if protocol:
+        raise IsarcasmError(f"{path}: a table results file has no protocols (drop ':{protocol}')")
+    held = result.get("selection", result.get("train", {}).get("selection", "best"))
+    if held != rule:
+        raise IsarcasmError(f"{path} holds the '{held}' rule's results but is given as the '{rule}' rule's")
+    return _table_entries(result, path, rule)
+
+
+def _table_entries(result: dict, path: Path, rule: str):
+    for cell in result["cells"]:
+        if not cell.get("runs"):
+            continue
+        where = f"{path}: cell {cell['corpus']}/{cell['model']}"
+        if "f1_sarcastic" not in cell["metrics"] or not cell.get("operating_point"):
+            raise IsarcasmError(f"{where} has no sarcastic-class F1 or share predicted sarcastic: the criterion "
+                                "compares binary cells")
+        f1 = cell["metrics"]["f1_sarcastic"]["values"]
+        share = cell["operating_point"]["predicted_positive_rate"]["values"]
+        for (seed, _), *values in zip(run_ids(cell), f1, share):
+            yield rule, (cell["corpus"], cell["model"]), seed, dict(zip(METRICS_COMPARED, values))
+
+
+def _fidelity_entries(result: dict, path: Path, protocol: str | None, rule: str):
+    known = list(dict.fromkeys(key for cell in result["cells"] for key in cell["protocols"]))
+    if protocol not in known:
+        raise IsarcasmError(f"{path}: a fidelity file holds several protocols; name one as {path}:PROTOCOL "
+                            f"(one of: {', '.join(known)})")
+    for cell in result["cells"]:
+        summary = cell["protocols"].get(protocol)
+        if not summary:
+            continue
+        share = _derived_share(summary, f"{path}: {cell['model']} under {protocol}")
+        for seed, f1, rate in zip(summary["seeds"], summary["f1_sarcastic"]["values"], share):
+            yield rule, (cell.get("corpus", result.get("corpus")), cell["model"]), seed, \
+                dict(zip(METRICS_COMPARED, (f1, rate)))
+
+
+def _derived_share(summary: dict, where: str) -> np.ndarray:
+    """Per-seed share predicted sarcastic of a fidelity protocol, which stores only its mean: predicted
+    positives = true positives / precision = recall x sarcastic texts / precision, so share = recall x
+    sarcastic share / precision (one test split); checked against the stored mean."""
+    precision = np.asarray(summary["precision_sarcastic"]["values"], dtype=float)
+    recall = np.asarray(summary["recall_sarcastic"]["values"], dtype=float)
+    stored = summary.get("predicted_positive_rate")
+    if summary.get("positive_share") is None or stored is None or not np.all(precision > 0):
+        raise IsarcasmError(f"{where}: the per-seed share predicted sarcastic cannot be derived (no positive share, "
+                            "or a seed with no true positive); compare the table results files instead")
+    share = recall * summary["positive_share"] / precision
+    if abs(float(share.mean()) - stored) > 1e-9:
+        raise IsarcasmError(f"{where}: the derived share predicted sarcastic ({share.mean():.6f}) disagrees with the "
+                            f"stored mean ({stored:.6f}); compare the table results files instead")
+    return share
+
+
+def _run_entries(directory: Path):
+    """Both rules' entries of every finished run (a ``seed-N`` folder with metrics.json) under ``directory``."""
+    runs = sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    if not runs:
+        raise IsarcasmError(f"{directory}: no finished run under it (a seed-N folder with {METRICS})")
+    seen = {}
+    for run in runs:
+        config = read_json(run / CONFIG)
+        key = (config["corpus"], config["model"], config["seed"], config.get("fold"))
+        if key in seen:
+            raise IsarcasmError(f"{directory} holds two runs of {key[0]}/{key[1]} seed {key[2]} ({seen[key]} and "
+                                f"{run}): name one experiment's folder of the store")
+        seen[key] = run
+        for rule in RULES:
+            metrics, test = run_under(run, rule)
+            share = float(np.mean(test.labels(metrics["threshold"]) == 1))
+            yield rule, key[:2], key[2], {"f1_sarcastic": metrics["test"]["f1_sarcastic"],
+                                          "predicted_positive_rate": share}
+
+
+# --- the comparison -----------------------------------------------------------------------------------
+
+def compare(reference: Side, candidate: Side, permutations: int = PERMUTATIONS, seed: int = 0) -> dict:
+    """Every row's test, Holm-adjusted, each rule's pooled F1 test, and the verdict (see the module)."""
+    rules = [rule for rule in RULES if reference.get(rule) and candidate.get(rule)]
+    if not rules:
+        raise IsarcasmError("the two sides share no selection rule with cells (the reference has "
+                            f"{', '.join(reference) or 'none'}, the candidate {', '.join(candidate) or 'none'})")
+    rows, pooled = [], []
+    for rule in rules:
+        cells = _same_cells(reference[rule], candidate[rule], rule)
+        for metric in METRICS_COMPARED:
+            for cell in cells:
+                a, b = (_enough(side[rule][cell][metric], f"{cell[0]}/{cell[1]} ({rule}, {name})")
+                        for side, name in ((reference, "reference"), (candidate, "candidate")))
+                rows.append({"rule": rule, "metric": metric, "corpus": cell[0], "model": cell[1],
+                             **_tested(a, b, permutations, seed)})
+        a, b = (_enough(_pooled(side[rule], cells), f"the pooled {rule} rows ({name}; seeds every cell has)")
+                for side, name in ((reference, "reference"), (candidate, "candidate")))
+        pooled.append({"rule": rule, "cells": len(cells), **_tested(a, b, permutations, seed)})
+    for row, adjusted in zip(rows, holm([row["p"] for row in rows])):
+        row["p_holm"], row["rejects"] = adjusted, adjusted <= ALPHA
+    for row in pooled:
+        row["passes"] = row["p"] > ALPHA and abs(row["delta"]) <= MARGIN
+    return {"rows": rows, "pooled": pooled, "passes": not any(r["rejects"] for r in rows)
+            and all(p["passes"] for p in pooled), "alpha": ALPHA, "margin": MARGIN}
+
+
+def _same_cells(reference: dict, candidate: dict, rule: str) -> list[Cell]:
+    if reference.keys() != candidate.keys():
+        only = [f"only in the {name}: {', '.join('/'.join(c) for c in sorted(one.keys() - other.keys()))}"
+                for name, one, other in (("reference", reference, candidate), ("candidate", candidate, reference))
+                if one.keys() - other.keys()]
+        raise IsarcasmError(f"the two sides hold different cells under rule '{rule}' ({'; '.join(only)}); compare "
+                            "results of the same cells (--corpus keeps one corpus)")
+    return list(reference)  # the reference's order: its file's
+
+
+def _enough(values: dict[int, float], what: str) -> dict[int, float]:
+    if len(values) < MIN_SEEDS:
+        raise IsarcasmError(f"{what}: {len(values)} seed(s); the test needs at least {MIN_SEEDS} on each side "
+                            f"(fewer cannot reject at {ALPHA})")
+    return values
+
+
+def _pooled(cells: dict[Cell, dict[str, dict[int, float]]], order: list[Cell]) -> dict[int, float]:
+    """Per seed that every cell has, the pooled metric averaged over the cells."""
+    seeds = set.intersection(*(set(cells[cell][POOLED_METRIC]) for cell in order))
+    return {s: float(np.mean([cells[cell][POOLED_METRIC][s] for cell in order])) for s in sorted(seeds)}
+
+
+def _tested(reference: dict[int, float], candidate: dict[int, float], permutations: int, seed: int) -> dict:
+    a, b = list(reference.values()), list(candidate.values())
+    delta, p = permutation_test(a, b, permutations, seed)
+    return {"reference": _spread(a), "candidate": _spread(b), "delta": delta, "p": p,
+            "seeds": (sorted(reference), sorted(candidate))}
+
+
+def _spread(values: list[float]) -> dict:
+    return {"mean": float(np.mean(values)), "std": float(np.std(values, ddof=1)), "n": len(values)}

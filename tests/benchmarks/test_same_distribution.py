@@ -1,0 +1,182 @@
+"""The same-distribution criterion (benchmarks/same_distribution.py, experiments/reports/distribution.py).
+
+Tiny results files built here: two cells of ten seeds.  A candidate shifted by one reference
+standard deviation fails, a resample of the reference passes, identical files pass with Δ 0, the
+permutation test agrees with brute force, both rules are scored from run folders, and bad input is
+exit status 2 with one line.
+"""
+import importlib.util
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from locations import ROOT
+
+from experiments.reports import distribution
+from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
+from experiments.runs.store import CONFIG, METRICS
+from experiments.runs.trajectory import Trajectory, run_under, save_record
+
+SEEDS = list(range(10))
+MODELS = ("lstm", "cnn")
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("same_distribution", ROOT / "benchmarks" / "same_distribution.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def reference_values(seed=0):
+    """{model: (F1 per seed, share predicted sarcastic per seed)}."""
+    rng = np.random.default_rng(seed)
+    return {model: (rng.normal(0.25, 0.04, len(SEEDS)), rng.normal(0.2, 0.05, len(SEEDS))) for model in MODELS}
+
+
+def table(values, seeds=SEEDS, selection=None, corpus="toy"):
+    cells = [{"corpus": corpus, "model": model, "references": [], "seeds": seeds,
+              "runs": [f"runs/toy/{corpus}/{model}/seed-{s}" for s in seeds],
+              "run_ids": [{"seed": s, "fold": None} for s in seeds],
+              "metrics": {"f1_sarcastic": {"values": list(map(float, f1))}},
+              "operating_point": {"predicted_positive_rate": {"values": list(map(float, share))}}}
+             for model, (f1, share) in values.items()]
+    return {"kind": "table", "schema_version": 1, "experiment": "toy", "title": "toy", "source": "test",
+            "seeds": seeds, "train": {"selection": "best"}, "cells": cells,
+            **({"selection": selection} if selection else {})}
+
+
+def write(tmp_path, name, result):
+    path = tmp_path / name
+    path.write_text(json.dumps(result))
+    return str(path)
+
+
+def run_script(capsys, *argv):
+    status = load_script().main(list(map(str, argv)))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_permutation_test_is_exact_for_ten_against_ten_and_matches_brute_force():
+    a, b = [0.1, 0.4, 0.3, 0.2, 0.25], [0.5, 0.3, 0.45, 0.6, 0.2, 0.35]
+    pooled, observed = np.array(a + b), np.mean(b) - np.mean(a)
+    extreme = [abs(pooled[list(i)].mean() - np.delete(pooled, list(i)).mean()) >= abs(observed) - 1e-12
+               for i in combinations(range(11), 6)]
+    assert permutation_test(a, b) == pytest.approx((observed, np.mean(extreme)))
+    assert permutation_test([1, 2, 3, 4], [5, 6, 7, 8])[1] == pytest.approx(2 / 70)  # the two extreme splits
+    assert permutation_test(SEEDS, SEEDS) == (0.0, 1.0)
+
+
+def test_the_monte_carlo_test_is_seeded_and_close_to_the_exact_one(monkeypatch):
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0, 1, 6), rng.normal(0.8, 1, 6)
+    exact = permutation_test(a, b)[1]
+    monkeypatch.setattr(distribution, "EXACT_LIMIT", 0)
+    sampled = permutation_test(a, b, permutations=20_000, seed=1)[1]
+    assert sampled == permutation_test(a, b, permutations=20_000, seed=1)[1]
+    assert sampled == pytest.approx(exact, abs=0.01)
+
+
+def test_a_candidate_shifted_by_one_reference_std_fails(tmp_path, capsys):
+    values = reference_values()
+    shifted = {model: (f1 + np.std(f1, ddof=1), share + np.std(share, ddof=1)) for model, (f1, share) in values.items()}
+    reference, candidate = write(tmp_path, "ref.json", table(values)), write(tmp_path, "cand.json", table(shifted))
+    result = compare(load_side(reference), load_side(candidate))
+    assert not result["passes"] and result["pooled"][0]["delta"] > MARGIN
+    status, out, _ = run_script(capsys, reference, candidate)
+    assert status == 1 and "verdict: FAIL" in out
+
+
+def test_a_resample_of_the_reference_passes(tmp_path, capsys):
+    values = reference_values()
+    rng = np.random.default_rng(7)
+    resampled = {model: (rng.choice(f1, len(f1)), rng.choice(share, len(share)))
+                 for model, (f1, share) in values.items()}
+    status, out, _ = run_script(capsys, write(tmp_path, "ref.json", table(values)),
+                                write(tmp_path, "cand.json", table(resampled)))
+    assert status == 0 and "verdict: PASS: 0 of 4 rows reject" in out
+
+
+def test_identical_files_pass_with_no_difference(tmp_path, capsys):
+    path = write(tmp_path, "ref.json", table(reference_values()))
+    grid = write(tmp_path, "grid.json", table(reference_values(1), selection="grid"))
+    result = compare(load_side(path, grid), load_side(path, grid))
+    assert result["passes"] and [r["rule"] for r in result["pooled"]] == ["best", "grid"]
+    assert all(row["delta"] == 0 and row["p"] == 1 for row in result["rows"] + result["pooled"])
+    status, out, _ = run_script(capsys, path, path, "--reference-grid", grid, "--candidate-grid", grid)
+    assert status == 0 and "pooled sarcastic-F1 Δ best +0.000 (p 1), grid +0.000 (p 1)" in out
+
+
+def test_seed_subsets_of_one_file_are_compared(tmp_path, capsys):
+    path = write(tmp_path, "ref.json", table(reference_values()))
+    status, out, _ = run_script(capsys, path, path, "--reference-seeds", "0-3", "--candidate-seeds", "6,7-9")
+    assert status == 0 and "| rule best | 2 | 0-3 / 6-9 |" in out
+    assert "cannot reject" in out  # 4 against 4 seeds: p >= 2/70, x 4 rows for Holm: only the pooled test can fail
+
+
+def fidelity(values, positive_share=0.2):
+    """A fidelity file of one protocol whose precision and recall give ``values``' shares."""
+    cells = []
+    for model, (f1, share) in values.items():
+        precision = np.full(len(SEEDS), 0.3)
+        recall = share * precision / positive_share
+        cells.append({"corpus": "toy", "model": model, "paper": {}, "protocols": {"as-written": {
+            "seeds": SEEDS, "f1_sarcastic": {"values": list(f1)}, "precision_sarcastic": {"values": list(precision)},
+            "recall_sarcastic": {"values": list(recall)}, "positive_share": positive_share,
+            "predicted_positive_rate": float(np.mean(share))}}})
+    return {"kind": "fidelity", "schema_version": 1, "experiment": "toy-fidelity", "title": "toy", "cells": cells}
+
+
+def test_a_fidelity_protocol_gives_the_per_seed_share_and_equals_the_table(tmp_path):
+    values = reference_values()
+    side = load_side(write(tmp_path, "fidelity.json", fidelity(values)) + ":as-written")
+    assert side["best"][("toy", "lstm")]["predicted_positive_rate"] == pytest.approx(dict(enumerate(values["lstm"][1])))
+    result = compare(side, load_side(write(tmp_path, "table.json", table(values))))
+    assert all(row["delta"] == pytest.approx(0, abs=1e-12) for row in result["rows"])
+
+
+def toy_run(folder, seed, rng):
+    """A finished run's files that run_under reads: config, metrics and a 3-epoch record."""
+    folder.mkdir(parents=True)
+    gold = np.eye(2)[rng.integers(0, 2, 40)]
+    positive = rng.random((3, 40))
+    probabilities = np.stack([1 - positive, positive], axis=-1)
+    save_record(folder / "epochs.npz", Trajectory(probabilities[:, :20], probabilities[:, 20:], gold[:20], gold[20:]))
+    (folder / CONFIG).write_text(json.dumps({"corpus": "toy", "model": folder.parent.name, "seed": seed,
+                                             "train": {"threshold": 0.5}}))
+    (folder / METRICS).write_text(json.dumps({"train_seconds": 1}))
+
+
+def test_a_run_folder_is_scored_under_both_rules(tmp_path):
+    rng = np.random.default_rng(0)
+    for model in MODELS:
+        for seed in range(4):
+            toy_run(tmp_path / "toy-experiment" / "toy" / model / f"seed-{seed}", seed, rng)
+    side = load_side(str(tmp_path / "toy-experiment"))
+    run = tmp_path / "toy-experiment" / "toy" / "cnn" / "seed-2"
+    for rule in ("best", "grid"):
+        metrics, test = run_under(run, rule)
+        assert side[rule][("toy", "cnn")]["f1_sarcastic"][2] == metrics["test"]["f1_sarcastic"]
+        assert side[rule][("toy", "cnn")]["predicted_positive_rate"][2] == np.mean(test.labels(metrics["threshold"]))
+    assert compare(side, side)["passes"]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (("missing.json", "ref.json"), "no such results file"),
+    (("ref.json", "other.json"), "different cells"),
+    (("ref.json", "ref.json", "--candidate-seeds", "0-2"), "at least 4"),
+    (("ref.json", "fidelity.json"), "name one as"),
+    (("ref.json", "fidelity.json:nope"), "name one as"),
+    (("grid.json", "ref.json"), "holds the 'grid' rule's results"),
+    (("ref.json", "ref.json", "--reference-seeds", "a-b"), "write them as"),
+])
+def test_bad_input_is_exit_status_2_and_one_line(tmp_path, capsys, monkeypatch, arguments, message):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "ref.json", table(reference_values()))
+    write(tmp_path, "other.json", table(reference_values(), corpus="other"))
+    write(tmp_path, "grid.json", table(reference_values(), selection="grid"))
+    write(tmp_path, "fidelity.json", fidelity(reference_values()))
+    status, out, err = run_script(capsys, *arguments)
+    assert status == 2 and out == "" and message in err and err.count("\n") == 1 and "Traceback" not in err
