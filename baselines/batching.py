@@ -103,6 +103,13 @@ class LengthBuckets(keras.utils.PyDataset):
             self.batches[1], self.batches[other] = self.batches[other], self.batches[1]
 
 
+def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -> list[np.ndarray]:
+    """One epoch of class-ratio batches (see :class:`ClassRatioBatches`): each class's texts shuffled and
+    dealt over ``count`` batches in equal parts, the rows of each batch shuffled."""
+    parts = [np.array_split(rng.permutation(np.flatnonzero(labels == label)), count) for label in np.unique(labels)]
+    return [rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(count)]
+
+
 class ClassRatioBatches(keras.utils.PyDataset):
     """Training batches that each keep the training split's class ratio: the ``--batching class-ratio``
     variant, after the iSarcasm authors' code (silviu-oprea/sarcasm-cronos,
@@ -131,6 +138,61 @@ class ClassRatioBatches(keras.utils.PyDataset):
         return take_rows(self.x, rows, cut=()), keras.tree.map_structure(lambda targets: targets[rows], self.y)
 
     def on_epoch_end(self) -> None:
-        parts = [np.array_split(self.rng.permutation(np.flatnonzero(self.labels == label)), self.count)
-                 for label in np.unique(self.labels)]
-        self.batches = [self.rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(self.count)]
+        self.batches = class_ratio_rows(self.rng, self.labels, self.count)
+
+
+def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[np.ndarray]:
+    """One epoch of shuffled batches: a permutation of the texts cut into ``batch_size`` pieces, as
+    Keras' ``fit(shuffle=True)`` makes them (with another random generator)."""
+    order = rng.permutation(size)
+    return [order[start:start + batch_size] for start in range(0, size, batch_size)]
+
+
+class SplitBatches(keras.utils.PyDataset):
+    """The fast engine's training batches: the same batches, each computed as ``parts`` length-sorted
+    pieces cut to their own longest text, whose gradients the optimizer sums into one update.
+
+    Every epoch ``draw(rng)`` gives the batches (the rows of each: :func:`shuffled_rows`,
+    :func:`class_ratio_rows`).  A batch's rows are sorted by length and split into ``parts`` pieces;
+    each piece is one Keras step, and the optimizer (``gradient_accumulation_steps=parts``) averages
+    the ``parts`` gradients before its one update.  Each row's loss is weighted by
+    ``parts * len(piece) / len(batch)`` (times its class weight), so that average is the gradient of
+    the whole batch's mean loss: the batch's update, up to floating-point order and the dropout
+    masks.  Padding is masked in every model, so cutting it changes no text's output; what it saves
+    is the recurrent steps and convolution positions of the padding (two thirds of them on tweets).
+    A piece that would be empty (a batch of fewer rows than ``parts``) is one text with weight 0.
+    """
+
+    def __init__(self, x: dict[str, np.ndarray], y, draw, parts: int, seed: int, row_weights: np.ndarray | None = None):
+        super().__init__()
+        self.x, self.y, self.draw, self.parts = x, y, draw, parts
+        self.lengths = used_length(x["tokens"])
+        self.row_weights = np.ones(len(self.lengths), "float32") if row_weights is None else row_weights
+        self.rng = np.random.default_rng(seed)
+        self.pieces: list[tuple[np.ndarray, float]] = []
+        self.on_epoch_end()
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __getitem__(self, index: int):
+        rows, scale = self.pieces[index]
+        x = take_rows(self.x, rows)
+        if index == 0:  # Keras fixes a time axis its first two steps agree on: make the first the longest
+            x = {name: _padded(values, self.x[name].shape[1] + 1) if name in SEQUENCE_INPUTS else values
+                 for name, values in x.items()}
+        weights = (self.row_weights[rows] * scale).astype("float32")
+        return x, keras.tree.map_structure(lambda targets: targets[rows], self.y), weights
+
+    def on_epoch_end(self) -> None:
+        self.pieces = [piece for rows in self.draw(self.rng) for piece in self._split(rows)]
+
+    def _split(self, rows: np.ndarray) -> list[tuple[np.ndarray, float]]:
+        ordered = rows[np.argsort(self.lengths[rows], kind="stable")]
+        return [(piece, self.parts * len(piece) / len(rows)) if len(piece) else (rows[:1], 0.0)
+                for piece in np.array_split(ordered, self.parts)]
+
+
+def _padded(ids: np.ndarray, width: int) -> np.ndarray:
+    """``ids`` padded to ``width`` columns (padding is masked: no output changes)."""
+    return np.pad(ids, ((0, 0), (0, width - ids.shape[1])), constant_values=PAD_ID)

@@ -35,6 +35,12 @@ SELECT_ON = ("default", "macro-f1")
 #: "bucket" (texts of similar length together, each batch cut to its longest text: faster, a variant) or
 #: "class-ratio" (every batch keeps the training split's class ratio: the iSarcasm authors' code).
 BATCHINGS = ("shuffled", "bucket", "class-ratio")
+#: How a run's steps are computed (see :class:`baselines.batching.SplitBatches`).  "fast": each batch as
+#: length-sorted pieces cut to their longest text, one update per batch, validation scored once per
+#: epoch; "exact": Keras' batches padded to max_len and its own validation pass, the digits of every
+#: run stored before the fast engine.  Both train the same protocol; benchmarks/same_distribution.py
+#: tests that they give the same distribution over seeds (docs/results/speed.md).
+ENGINES = ("fast", "exact")
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
 #: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
@@ -44,16 +50,21 @@ AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="gri
 PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}
 
 
+#: A field every run has recorded (see ``before`` of :func:`_setting`).
+_ALWAYS = object()
+
+
 def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
-             added_later: bool = False, range: Range | None = None):
+             before=_ALWAYS, range: Range | None = None):
     """A training setting.  With ``help`` it is also a command-line option of every command that
     trains (``--name``, or ``flag``; the CLI generates them from these fields).  ``choices`` and
     ``range`` are the values it may take, declared here once and checked wherever a value comes
-    from (options, experiment files, run files: :mod:`preprocessing.schema`).  ``added_later``:
-    a field added after runs were first stored; at its default it is left out of the
-    configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid."""
-    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag,
-                                            "added_later": added_later, "range": range})
+    from (options, experiment files, run files: :mod:`preprocessing.schema`).  ``before``: for a
+    field added after runs were first stored, the value those runs had (usually its default): at
+    that value it is left out of the configuration hash (:meth:`TrainConfig.identity`), so those
+    runs stay valid."""
+    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag, "before": before,
+                                            "range": range})
 
 
 #: Upper bounds no real training asks for; a value above is a typo (``1e18``), refused before it sizes anything.
@@ -85,17 +96,21 @@ class TrainConfig:
     max_train: int | None = _setting(None, range=Range(1))
     context: str = _setting("none", "Dialogue context read beside the text by a second encoder: none, the last "
                             "turn, or all turns (corpora with context, e.g. mustard, kocosa).", CONTEXTS,
-                            added_later=True)
+                            before="none")
     select_on: str = _setting("default", "The validation F1 that --selection best maximises: default is the "
                               "sarcastic class's (macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a "
-                              "named variant).", SELECT_ON, added_later=True)
+                              "named variant).", SELECT_ON, before="default")
     batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
                              "batches of texts of similar length, each cut to its longest text (about twice as fast "
                              "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
-                             "training class ratio (the authors' code; a named variant).", BATCHINGS, added_later=True)
+                             "training class ratio (the authors' code; a named variant).", BATCHINGS, before="shuffled")
     clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
                                               "tf.clip_by_global_norm (the authors' code: 1; a named variant).",
-                                              added_later=True, range=POSITIVE)
+                                              before=None, range=POSITIVE)
+    engine: str = _setting("fast", "fast: each batch computed as length-sorted pieces cut to their longest text, one "
+                           "update per batch, validation scored once per epoch (the same distribution over seeds, "
+                           "other digits); exact: Keras' padded batches and validation pass (the digits of runs "
+                           "stored before the fast engine).", ENGINES, before="exact")
 
     def __post_init__(self):
         wrong = problems(self, lambda setting: setting.metadata["flag"] or "--" + setting.name.replace("_", "-"))
@@ -114,10 +129,9 @@ class TrainConfig:
         return replace(self, selection="best") if self.selection in THRESHOLD_RULES else self
 
     def identity(self) -> dict:
-        """The settings that identify a run (its config.json and hash): every field
-        except those added later that are still at their default."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if not (f.metadata.get("added_later") and getattr(self, f.name) == f.default)}
+        """The settings that identify a run (its config.json and hash): every field except those
+        added later that still hold the value runs had before them (``before`` of :func:`_setting`)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.metadata["before"]}
 
     def variant(self, protocol: "TrainConfig | None" = None, trajectory: bool = False) -> str:
         """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);

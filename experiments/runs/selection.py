@@ -7,12 +7,16 @@ the same as P(sarcastic) >= 0.5, so it matches scikit-learn's F1 at 0.5.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import keras
 import numpy as np
 
+from baselines.batching import predict_by_length
 from baselines.common import main_output
+from baselines.config import MAIN_OUTPUT
 from experiments.runs.metrics import NonFinite, require_finite
-from experiments.runs.trajectory import Trajectory, choose
+from experiments.runs.trajectory import Trajectory, choose, validation_f1
 
 
 @keras.saving.register_keras_serializable(package="isarcasm")
@@ -79,27 +83,65 @@ class KeepBestEpoch(keras.callbacks.Callback):
             self.best, self.epoch, self.weights = value, epoch + 1, self.model.get_weights()
 
 
+@dataclass(frozen=True)
+class ValidationLogs:
+    """What the fast engine logs after each epoch in place of Keras' validation pass, computed from the
+    record's one prediction of the validation split: ``monitor`` (the selection F1, as Keras' metric
+    computes it: the arg-max class, 0.5 for multi-label) and ``val_loss`` (the compiled losses: each
+    head's cross-entropy, summed over heads).  ``targets`` are the validation targets as fit() gets
+    them: an array, or one per head of a multi-task model."""
+
+    monitor: str
+    targets: object
+    multi_label: bool = False
+    macro: bool = False
+
+    def of(self, outputs, gold: np.ndarray) -> dict[str, float]:
+        heads = outputs if isinstance(outputs, dict) else {None: outputs}
+        targets = self.targets if isinstance(self.targets, dict) else {None: self.targets}
+        loss = sum(_cross_entropy(targets[head], np.asarray(values), self.multi_label and head in (None, MAIN_OUTPUT))
+                   for head, values in heads.items())
+        return {"val_loss": float(loss), self.monitor: validation_f1(gold, main_output(outputs), 0.5, self.macro)}
+
+
+def _cross_entropy(targets: np.ndarray, probabilities: np.ndarray, binary: bool) -> float:
+    """Keras' categorical (or, per label, binary) cross-entropy, probabilities clipped to [1e-7, 1 - 1e-7]."""
+    p = np.clip(probabilities.astype("float64"), 1e-7, 1 - 1e-7)
+    if binary:
+        return float(np.mean(-(targets * np.log(p) + (1 - targets) * np.log(1 - p))))
+    p = p / p.sum(axis=1, keepdims=True)
+    return float(np.mean(-(targets * np.log(p)).sum(axis=1)))
+
+
 class EpochRecorder(keras.callbacks.Callback):
     """Records, after every epoch, the class probabilities of the validation and test splits (the
     run's per-epoch record, :mod:`experiments.runs.trajectory`), and keeps the weights of the epoch
     each rule in ``keep`` chooses so far (the choice reads the validation arrays only).
 
-    The test split is predicted for the record alone: no choice here or in any rule reads it.
+    The test split is predicted for the record alone: no choice here or in any rule reads it.  With
+    ``logs`` (the fast engine) the splits are predicted on length-sorted batches cut to their
+    longest text (the same probabilities, fewer steps) and the validation scores that Keras' own
+    validation pass would log are derived from the record's prediction (:class:`ValidationLogs`),
+    so validation is predicted once per epoch, not twice; list the recorder before the callbacks
+    that read them.
     """
 
     def __init__(self, inputs: dict, gold: dict, keep: tuple[str, ...] = (), threshold: float = 0.5,
-                 macro: bool = False):
+                 macro: bool = False, logs: ValidationLogs | None = None):
         super().__init__()
         self.inputs, self.gold, self.keep = inputs, gold, keep
-        self.threshold, self.macro = threshold, macro
+        self.threshold, self.macro, self.logs = threshold, macro, logs
         self.probabilities = {"validation": [], "test": []}
         self.weights: dict[str, list] = {}
         self.epochs: dict[str, int] = {}
 
     def on_epoch_end(self, epoch, logs=None):
         for split, values in self.probabilities.items():
-            predicted = main_output(self.model.predict(self.inputs[split], batch_size=256, verbose=0))
-            values.append(require_finite(predicted, f"{split} probabilities in epoch {epoch + 1}"))
+            outputs = (predict_by_length(self.model, self.inputs[split]) if self.logs else
+                       self.model.predict(self.inputs[split], batch_size=256, verbose=0))
+            values.append(require_finite(main_output(outputs), f"{split} probabilities in epoch {epoch + 1}"))
+            if self.logs and split == "validation" and logs is not None:
+                logs.update(self.logs.of(outputs, self.gold["validation"]))
         for rule in self.keep:
             chosen = choose(rule, np.stack(self.probabilities["validation"]), self.gold["validation"],
                             self.threshold, self.macro)

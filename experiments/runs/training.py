@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -395,7 +396,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
+    optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm,
+                                      gradient_accumulation_steps=_pieces(train) if _pieces(train) > 1 else None)
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -411,42 +413,49 @@ class _Fitted:
     other_weights: dict
 
 
+#: The fast engine's pieces per batch (see :class:`baselines.batching.SplitBatches`; measured in
+#: benchmarks/fast_engine.py and docs/results/speed.md).
+PIECES = 4
+
+
+def _pieces(train: TrainConfig) -> int:
+    """Length-sorted pieces a training batch is computed in: 1 for the exact engine and for bucket
+    batches (already cut to their length)."""
+    return PIECES if train.engine == "fast" and train.batching != "bucket" else 1
+
+
 def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard_dir: Path | None) -> _Fitted:
     """Fit for ``train.epochs`` and keep the selected epoch's weights.  The validation and test
     probabilities of every epoch are recorded; only the validation ones choose anything."""
     import keras  # loads TensorFlow: only when a model is needed
 
-    from baselines.batching import ClassRatioBatches, LengthBuckets
     from baselines.config import MAIN_OUTPUT
-    from experiments.runs.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite
+    from experiments.runs.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
 
-    train = plan.train
+    train, fast = plan.train, plan.train.engine == "fast"
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
-    binary = plan.dataset.is_binary
+    macro, multi_label = train.select_on == "macro-f1", plan.dataset.multi_label
     recorder = EpochRecorder({name: data.x[name] for name in ("validation", "test")},
                              {name: data.y[name] for name in ("validation", "test")},
-                             keep=("grid",) if binary else (), threshold=train.threshold,
-                             macro=train.select_on == "macro-f1")
-    callbacks = [StopOnNonFinite(), keeper, recorder]
+                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold, macro=macro,
+                             logs=ValidationLogs(keeper.monitor, data.y_fit["validation"], multi_label, macro)
+                             if fast else None)
+    # The fast engine's recorder logs what the keeper reads; the exact engine keeps the order of its runs.
+    callbacks = [StopOnNonFinite(), *((recorder, keeper) if fast else (keeper, recorder))]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
-    num_classes = data.y["train"].shape[1]
-    weights = class_weights(data.y["train"].argmax(axis=1), num_classes) if train.class_weight == "balanced" else None
-    validation = (data.x["validation"], data.y_fit["validation"])
-    if train.batching == "class-ratio" and plan.dataset.multi_label:
+    if train.batching == "class-ratio" and multi_label:
         raise IsarcasmError(f"--batching class-ratio keeps one label's class ratio; '{plan.dataset.name}' is "
                             "multi-label")
-    if train.batching in ("bucket", "class-ratio"):
-        batches = (LengthBuckets(data.x["train"], data.y_fit["train"], train.batch_size, plan.seed)
-                   if train.batching == "bucket" else
-                   ClassRatioBatches(data.x["train"], data.y_fit["train"], data.y["train"].argmax(axis=1),
-                                     train.batch_size, plan.seed))
-        history = network.fit(batches, epochs=train.epochs, validation_data=validation, callbacks=callbacks,
-                              verbose=verbose, class_weight=weights)
+    batches, weights = _batches(plan, data)
+    fit = dict(epochs=train.epochs, callbacks=callbacks, verbose=verbose)
+    if not fast:  # Keras' own validation pass logs val_f1
+        fit["validation_data"] = (data.x["validation"], data.y_fit["validation"])
+    if batches is None:
+        history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size, shuffle=True,
+                              class_weight=weights, **fit)
     else:
-        history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size,
-                              epochs=train.epochs, validation_data=validation, callbacks=callbacks, verbose=verbose,
-                              shuffle=True, class_weight=weights)
+        history = network.fit(batches, class_weight=weights, **fit)
     kept = {"best": (keeper.weights, keeper.epoch), "last": (network.get_weights(), train.epochs),
             **{rule: (recorder.weights[rule], recorder.epochs[rule]) for rule in recorder.keep}}
     own = "best" if train.selection == "tuned" else train.selection  # tuned: best's epoch, another threshold
@@ -455,18 +464,45 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                    {rule: weights for rule, (weights, _) in kept.items() if rule != own})
 
 
+def _batches(plan: _Plan, data: _Data):
+    """The training batches (None: Keras' shuffled batches of the arrays, the exact engine's) and the
+    class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
+    carry them in their row weights)."""
+    from baselines.batching import ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows
+
+    train, x, y = plan.train, data.x["train"], data.y_fit["train"]
+    labels = data.y["train"].argmax(axis=1)
+    weights = class_weights(labels, data.y["train"].shape[1]) if train.class_weight == "balanced" else None
+    if train.batching == "bucket":
+        return LengthBuckets(x, y, train.batch_size, plan.seed), weights
+    count = -(-len(labels) // train.batch_size)  # batches per epoch, as Keras' shuffled batches
+    if train.engine == "exact":
+        return (ClassRatioBatches(x, y, labels, train.batch_size, plan.seed)
+                if train.batching == "class-ratio" else None), weights
+    draw = (partial(class_ratio_rows, labels=labels, count=count) if train.batching == "class-ratio" else
+            partial(shuffled_rows, size=len(labels), batch_size=train.batch_size))
+    row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
+    return SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), None
+
+
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
     from baselines import main_output  # loads TensorFlow: only when a model is needed
+    from baselines.batching import predict_by_length
 
     dataset, train, multi_label, network = plan.dataset, plan.train, plan.dataset.multi_label, built.network
     trajectory = fitted.recorder.trajectory()
     threshold = train.threshold
     if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
         threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on == "macro-f1").threshold
-    probabilities = {"validation": main_output(network.predict(data.x["validation"], batch_size=256, verbose=0))}
-    test, test_seconds = timed(lambda: network.predict(data.x["test"], batch_size=256, verbose=0))
+    def predict(split: str):  # the fast engine predicts as its record did: length-sorted, cut batches
+        if train.engine == "fast":
+            return predict_by_length(network, data.x[split])
+        return network.predict(data.x[split], batch_size=256, verbose=0)
+
+    probabilities = {"validation": main_output(predict("validation"))}
+    test, test_seconds = timed(lambda: predict("test"))
     probabilities["test"] = main_output(test)
     metrics = {
         "config_hash": plan.config_hash,

@@ -1,0 +1,89 @@
+"""The fast engine against the exact one: seconds per epoch and per run, in one process, paired.
+
+Trains the same run (corpus, model, seed) under ``--engine exact`` and under the fast engine with
+several numbers of pieces per batch, each for a few epochs, in turn and repeated, so that a
+change in the machine's load hits every variant alike.  It prints, per variant, the median
+seconds of the epochs after the first (the first traces the graph), the run's seconds, its
+peak memory, and the ratio to the exact engine.  One thread, as each ``--jobs 2`` worker has.
+
+Usage::
+
+    TF_NUM_INTRAOP_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/fast_engine.py --model lstm \
+        [--corpus isarcasm] [--epochs 4] [--pieces 2,4,8] [--repeats 2]
+
+The run store is a temporary folder: nothing is reused and nothing is kept.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import experiments.runs.training as training
+from experiments.runs import selection
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
+from preprocessing.corpora import load_corpus
+
+
+def train_once(spec: RunSpec, dataset, data_dir: Path, pieces: int) -> dict:
+    """One run of ``spec`` in a fresh temporary store, ``pieces`` per batch for the fast engine;
+    its seconds per epoch (after the first), whole seconds, peak memory and test F1."""
+    seconds: list[float] = []
+    stop = selection.StopOnNonFinite
+
+    class Timed(stop):  # the first callback: its epoch holds the record and validation too
+        def on_epoch_begin(self, epoch, logs=None):
+            self.started = time.perf_counter()
+
+        def on_epoch_end(self, epoch, logs=None):
+            super().on_epoch_end(epoch, logs)
+            seconds.append(time.perf_counter() - self.started)
+
+    training.PIECES, selection.StopOnNonFinite = pieces, Timed
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            result = training.train_run(spec, dataset, RunPlace(Path(folder) / "run"), data_dir, RunOptions(verbose=0))
+    finally:
+        selection.StopOnNonFinite = stop
+    return {"epoch": statistics.median(seconds[1:] or seconds), "run": result.metrics["train_seconds"],
+            "memory": result.metrics.get("peak_memory_mb"), "f1": result.metrics["test"]["f1_sarcastic"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default="isarcasm")
+    parser.add_argument("--model", default="lstm")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--pieces", default="2,4,8")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("ISARCASM_DATA", "data")))
+    args = parser.parse_args()
+
+    dataset = load_corpus(args.corpus, args.data_dir)
+    variants = [("exact", 1)] + [("fast", int(k)) for k in args.pieces.split(",")]
+    seen: dict[str, list[dict]] = {}
+    for _ in range(args.repeats):
+        for engine, pieces in variants:
+            spec = RunSpec(args.corpus, args.model, args.seed, TrainConfig(epochs=args.epochs, engine=engine))
+            name = engine if engine == "exact" else f"fast, {pieces} pieces"
+            seen.setdefault(name, []).append(train_once(spec, dataset, args.data_dir, pieces))
+    print(f"{args.model} on {args.corpus}, seed {args.seed}, {args.epochs} epochs, {args.repeats} repeats; "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
+          f"threads {os.environ.get('TF_NUM_INTRAOP_THREADS', 'all')}")
+    print("| variant | s/epoch (median, epochs 2+) | s/run | peak MiB | test F1 | epoch ratio to exact |")
+    print("|---|---|---|---|---|---|")
+    base = statistics.median(r["epoch"] for r in seen["exact"])
+    for name, rows in seen.items():
+        epoch = statistics.median(r["epoch"] for r in rows)
+        print(f"| {name} | {epoch:.2f} | {statistics.median(r['run'] for r in rows):.1f} | "
+              f"{max(r['memory'] or 0 for r in rows):.0f} | {rows[0]['f1']:.3f} | {base / epoch:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()

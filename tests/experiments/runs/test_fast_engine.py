@@ -1,0 +1,103 @@
+"""The fast engine: a batch computed as length-sorted pieces, their gradients summed into one update."""
+import keras
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from test_batching import bucket_inputs
+
+from baselines import ModelConfig, build_model
+from baselines.batching import SplitBatches, class_ratio_rows, shuffled_rows, used_length
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.selection import ValidationLogs
+
+
+def pieces_of(batches: SplitBatches) -> list:
+    return [batches[index] for index in range(len(batches))]
+
+
+def test_every_batch_is_split_into_sorted_pieces_cut_to_their_longest_text():
+    x, lengths = bucket_inputs(rows=300)
+    y = np.eye(2, dtype="float32")[lengths % 2]
+    batches = SplitBatches(x, y, lambda rng: shuffled_rows(rng, 300, 64), parts=4, seed=0)
+    pieces = pieces_of(batches)
+    assert len(pieces) == 4 * 5  # ceil(300 / 64) batches of 4 pieces
+    for index, (inputs, targets, weights) in enumerate(pieces):
+        width = inputs["tokens"].shape[1]
+        if index:  # the first piece is widened so that Keras keeps the time axis variable
+            assert width == max(1, used_length(inputs["tokens"]).max())
+        assert inputs["lexicon"].shape == (len(targets), 3) and weights.shape == (len(targets),)
+    for first in range(0, len(pieces), 4):
+        lengths_in = [used_length(p[0]["tokens"]) for p in pieces[first:first + 4]]
+        assert all(a.max() <= b.min() for a, b in zip(lengths_in, lengths_in[1:]))  # sorted across pieces
+    assert pieces[0][0]["tokens"].shape[1] == x["tokens"].shape[1] + 1
+    assert sum(len(targets) for _, targets, _ in pieces) == 300
+
+
+def test_the_weights_make_the_mean_of_piece_means_the_batch_mean():
+    x, lengths = bucket_inputs(rows=130)
+    loss = np.random.default_rng(1).random(130)  # any per-row loss
+    batches = SplitBatches({"tokens": x["tokens"]}, np.arange(130), lambda rng: shuffled_rows(rng, 130, 64),
+                           parts=4, seed=0)
+    pieces = pieces_of(batches)
+    for first in range(0, len(pieces), 4):
+        rows = [p[1] for p in pieces[first:first + 4]]
+        weights = [p[2] for p in pieces[first:first + 4]]
+        piece_means = [np.mean(w * loss[r]) for r, w in zip(rows, weights)]  # Keras' sum_over_batch_size
+        real = np.unique(np.concatenate([r for r, w in zip(rows, weights) if w.any()]))
+        assert np.mean(piece_means) == pytest.approx(np.mean(loss[real]))
+    assert len(pieces) == 12 and len(pieces[-1][1]) == 1  # the last batch of 2 rows: pieces of one text,
+    assert [p[2][0] for p in pieces[-4:]].count(0.0) == 2  # two of them empty, weight 0
+
+
+def test_class_weights_ride_on_the_row_weights():
+    x, lengths = bucket_inputs(rows=64)
+    labels = lengths % 2
+    row_weights = np.where(labels == 1, 3.0, 1.0).astype("float32")
+    batches = SplitBatches({"tokens": x["tokens"]}, labels, lambda rng: class_ratio_rows(rng, labels, 1), parts=2,
+                           seed=0, row_weights=row_weights)
+    for _, targets, weights in pieces_of(batches):
+        np.testing.assert_allclose(weights / np.where(targets == 1, 3.0, 1.0), weights[0] / (3.0 if targets[0] else 1))
+
+
+def test_one_update_from_the_pieces_equals_the_update_from_the_padded_batch():
+    """The fast engine computes the same gradient step, up to floating-point order."""
+    config = ModelConfig(vocab_size=30, max_len=20, embedding_dim=8, hidden=8, num_classes=2, dropout=0.0)
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 21, size=16)
+    tokens = rng.integers(2, 30, size=(16, 20)).astype("int32")
+    tokens[np.arange(20) >= lengths[:, None]] = 0
+    y = np.eye(2, dtype="float32")[lengths % 2]
+    weights = {}
+    for parts in (1, 4):
+        keras.utils.set_random_seed(3)
+        model = build_model("lstm", config)
+        optimizer = keras.optimizers.SGD(0.5, gradient_accumulation_steps=parts if parts > 1 else None)
+        model.compile(optimizer=optimizer, loss="categorical_crossentropy")
+        batches = SplitBatches({"tokens": tokens}, y, lambda r: shuffled_rows(r, 16, 16), parts=parts, seed=0)
+        for index in range(len(batches)):
+            inputs, targets, sample_weight = batches[index]
+            model.train_on_batch(inputs, targets, sample_weight=sample_weight)
+        weights[parts] = model.get_weights()
+    for whole, split in zip(weights[1], weights[4]):
+        np.testing.assert_allclose(split, whole, rtol=1e-4, atol=1e-6)
+    assert any(not np.allclose(w, v) for w, v in zip(weights[1], build_model("lstm", config).get_weights()))
+
+
+def test_validation_logs_are_what_keras_metrics_and_losses_give():
+    rng = np.random.default_rng(2)
+    gold = np.eye(2, dtype="float32")[rng.integers(0, 2, size=50)]
+    probabilities = rng.dirichlet([1, 1], size=50).astype("float32")
+    logs = ValidationLogs("val_f1", gold).of(probabilities, gold)
+    assert logs["val_f1"] == pytest.approx(f1_score(gold.argmax(1), probabilities.argmax(1)))
+    expected = float(keras.losses.CategoricalCrossentropy()(gold, probabilities))
+    assert logs["val_loss"] == pytest.approx(expected, rel=1e-5)
+    heads = ValidationLogs("val_label_f1", {"label": gold, "kind": gold}).of({"label": probabilities,
+                                                                              "kind": probabilities}, gold)
+    assert heads["val_loss"] == pytest.approx(2 * expected, rel=1e-5)
+
+
+def test_the_exact_engine_keeps_the_identity_of_the_runs_stored_before_the_fast_one():
+    assert "engine" not in TrainConfig(engine="exact").identity()
+    assert TrainConfig().identity()["engine"] == "fast"
+    assert TrainConfig(engine="exact").variant() == "engine-exact"
+    assert TrainConfig().variant() == ""
