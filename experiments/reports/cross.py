@@ -3,8 +3,10 @@
 For each model a matrix, rows = training corpus, columns = test corpus (a test-only corpus, such as
 a researcher's own file, is a column without a row), of
 sarcastic-class F1 and macro-F1 (mean ± std over seeds), each column with the
-score of labelling every text sarcastic beside it; a summary of in-domain
-against out-of-domain first.
+scores of labelling every text sarcastic and of labelling every text with its majority class
+beside it; a summary of in-domain against out-of-domain first.  Corpora are named by labels
+unique within the matrix (a file by its stem, or by the end of its path where two files share
+a stem or a file's stem is a corpus' name; ``files`` maps those to the files).
 """
 from __future__ import annotations
 
@@ -49,11 +51,16 @@ def cross_markdown(result: dict) -> str:
          "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
          "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
     ]
-    corpora, floors = result["corpora"], result.get("all_sarcastic", {})
+    corpora, floors = result["corpora"], _floors(result)
     if floors:
-        lines += ["", "Each matrix ends with the row *all sarcastic*: the score of labelling every test text "
-                  "sarcastic, which rises with the column's sarcastic share (" +
-                  ", ".join(f"{c} {floors[c]['sarcastic_share']:.0%}" for c in corpora if c in floors) + ")."]
+        shares = next(iter(floors.values()))
+        lines += ["", f"Each matrix ends with the rows {' and '.join(f'*{name}*' for name in floors)}: the scores of "
+                  "labelling every test text sarcastic (which rise with the column's sarcastic share: " +
+                  ", ".join(f"{c} {shares[c]['sarcastic_share']:.0%}" for c in corpora if c in shares) + ")"
+                  + (", and of labelling every text with the test split's majority class" if len(floors) > 1 else "")
+                  + "."]
+    if result.get("files"):
+        lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result["files"].items()) + "."]
     lines += _summary(result)
     lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
     for model in result["models"]:
@@ -64,8 +71,15 @@ def cross_markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _floors(result: dict) -> dict[str, dict]:
+    """The floor rows of the matrices: row name -> (corpus -> scores); results saved before the majority
+    floor was recorded have all-sarcastic alone, older ones none."""
+    return {row: result[key] for row, key in (("all sarcastic", "all_sarcastic"), ("majority", "majority"))
+            if result.get(key)}
+
+
 def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
-    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold."""
+    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold; then each floor row."""
     lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
     for train in trained:
         row = []
@@ -74,9 +88,9 @@ def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: 
             text = "—" if stats is None else f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
             row.append(f"**{text}**" if train == test and stats else text)
         lines.append(f"| {train} | " + " | ".join(row) + " |")
-    if floors:
-        lines.append("| *all sarcastic* | " + " | ".join(f"*{floors[c][metric]:.3f}*" if c in floors else "—"
-                                                         for c in corpora) + " |")
+    for name, floor in floors.items():
+        lines.append(f"| *{name}* | " + " | ".join(f"*{floor[c][metric]:.3f}*" if c in floor else "—"
+                                                   for c in corpora) + " |")
     return lines
 
 
@@ -96,7 +110,7 @@ def _summary(result: dict) -> list[str]:
                 means = [v["mean"] for (a, b), v in values.items() if (a == b) == same]
                 parts.append(f"{np.mean(means):.3f}" if means else "—")
         lines.append(f"| {model} | " + " | ".join(parts) + " |")
-    floors = result.get("all_sarcastic", {})
+    floors = _floors(result)
     for metric, label in MATRIX_METRICS.items():
         per_model = [matrix(result, model, metric) for model in result["models"]]
         averaged = {}
