@@ -33,7 +33,7 @@ from experiments.reports.operating_point import constant_floors
 from experiments.runs import provenance
 from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats
-from experiments.runs.scheduler import run_tasks
+from experiments.runs.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.inference import run_config
 from experiments.runs.store import (
     PREDICTIONS,
@@ -92,32 +92,21 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     With ``train_missing=False`` missing runs are left out instead of trained.
     """
     found, tasks, keys = {}, [], []
-    specs = [RunSpec(train.name, model, seed, settings.train) for model in models for train in datasets for seed in seeds]
-    _distinct_folders(specs, settings)
-    for spec in specs:
+    every = [settings.task(settings.experiment(NAME), RunSpec(train.name, model, seed, settings.train))
+             for model in models for train in datasets for seed in seeds]
+    require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
+    for task in every:
+        spec = task.spec
         run = None if settings.force else settings.finished(settings.experiment(NAME), spec)
         if run is not None:
             found[spec.model, spec.corpus, spec.seed] = run
         elif train_missing:
             keys.append((spec.model, spec.corpus, spec.seed))
-            tasks.append(settings.task(settings.experiment(NAME), spec))
+            tasks.append(task)
     results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor(),
                         f"{settings.experiment(NAME)}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
     return found, {key: result for key, result in zip(keys, results) if result.failure}
-
-
-def _distinct_folders(specs: list[RunSpec], settings: Settings) -> None:
-    """Refuse, in one line, training corpora whose runs would share a folder of the store: the store
-    names a file's runs by its stem, so ``a/sub.csv`` and ``b/sub.csv`` (or a ``riloff.csv`` beside
-    Riloff) would train into one folder and the second run would replace the first one's."""
-    owners: dict[Path, str] = {}
-    for spec in specs:
-        folder = settings.store.place(settings.experiment(NAME), spec).directory
-        other = owners.setdefault(folder, spec.corpus)
-        if other != spec.corpus:
-            raise IsarcasmError(f"{other} and {spec.corpus} would train into the same run folder {folder} (runs are "
-                                "stored by the file's name without its folder); rename one of the files")
 
 
 def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
