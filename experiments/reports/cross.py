@@ -62,6 +62,9 @@ def cross_markdown(result: dict) -> str:
     if result.get("files"):
         lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result["files"].items()) + "."]
     lines += _summary(result)
+    if any("undefined" in stats for cell in result["cells"] for stats in cell["metrics"].values()):
+        lines += ["", "*undefined*: the column's test split has no text of one class (no sarcastic text, say), so "
+                  "that score has no value; it is averaged nowhere (scikit-learn would print 0)."]
     lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
     for model in result["models"]:
         for metric, label in MATRIX_METRICS.items():
@@ -85,7 +88,8 @@ def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: 
         row = []
         for test in corpora:
             stats = values.get((train, test))
-            text = "—" if stats is None else f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
+            text = "—" if stats is None else "undefined" if stats["mean"] is None else \
+                f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
             row.append(f"**{text}**" if train == test and stats else text)
         lines.append(f"| {train} | " + " | ".join(row) + " |")
     for name, floor in floors.items():
@@ -107,7 +111,7 @@ def _summary(result: dict) -> list[str]:
         for metric in MATRIX_METRICS:
             values = matrix(result, model, metric)
             for same in (True, False):
-                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same]
+                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same and v["mean"] is not None]
                 parts.append(f"{np.mean(means):.3f}" if means else "—")
         lines.append(f"| {model} | " + " | ".join(parts) + " |")
     floors = _floors(result)
@@ -118,7 +122,7 @@ def _summary(result: dict) -> list[str]:
             for test in corpora:
                 means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
                 if means:
-                    averaged[train, test] = {"mean": float(np.mean(means))}
+                    averaged[train, test] = {"mean": None if None in means else float(np.mean(means))}
         lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
         lines += _matrix_table(rows(result), corpora, averaged, floors, metric)
     return lines
@@ -130,6 +134,7 @@ def cross_csv(result: dict) -> str:
     writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds"])
     for cell in result["cells"]:
         for metric, stats in cell["metrics"].items():
-            writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, f"{stats['mean']:.4f}",
-                             f"{stats['std']:.4f}", len(stats["values"])])
+            shown = ("", "") if stats["mean"] is None else (f"{stats['mean']:.4f}", f"{stats['std']:.4f}")
+            writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, *shown,
+                             len(stats["values"])])
     return buffer.getvalue()

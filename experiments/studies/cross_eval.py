@@ -32,7 +32,7 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import constant_floors
 from experiments.runs import provenance
 from experiments.runs.console import chatty
-from experiments.runs.metrics import summary_stats
+from experiments.runs.metrics import summary_stats, undefined_metrics
 from experiments.runs.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.inference import run_config
 from experiments.runs.store import (
@@ -211,7 +211,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "run_origins": provenance.run_origins(runs),
         "cells": [{"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
-                   "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}
+                   "metrics": {m: cell_stats(c.scored, m) for m in MATRIX_METRICS}}
                   for c in cells],
         "all_sarcastic": {name: floor["all_sarcastic"] for name, floor in floors.items()},
         "majority": {name: floor["majority"] for name, floor in floors.items()},
@@ -220,6 +220,15 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     }
     save_result(result, settings.results_root)
     return result
+
+
+def cell_stats(scored: list[Scored], metric: str) -> dict:
+    """The metric over a cell's seeds; where the test split leaves it undefined (a column with no
+    sarcastic text: scikit-learn's 0 would read like a result and be averaged in), no number
+    (``mean`` None) and ``undefined``: why."""
+    if any(metric in undefined_metrics(s.metrics) for s in scored):
+        return {"mean": None, "std": None, "values": [], "undefined": "the test split has no text of one class"}
+    return summary_stats([s.metrics[metric] for s in scored])
 
 
 def test_share(dataset: Dataset) -> float:

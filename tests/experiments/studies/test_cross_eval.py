@@ -298,3 +298,20 @@ def test_the_same_file_twice_or_two_training_files_sharing_a_run_folder_are_refu
     shared = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{copy}")
     assert shared.exit_code == 1 and "would train into the same run folder" in shared.output
     assert not (root / "runs" / f"cross-{VARIANT}" / "alpha").exists()
+
+
+def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store, tmp_path):
+    root, alpha, _, _ = store
+    plain = write_test_file(tmp_path / "plain.csv")
+    rows = plain.read_text().splitlines()
+    plain.write_text("\n".join([rows[0], *(r.rsplit(",", 2)[0] + ",0,test" for r in rows[1:])]) + "\n")
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{plain}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    on_plain = cell(saved, "alpha", "plain")["metrics"]
+    assert on_plain["f1_sarcastic"]["mean"] is None and on_plain["f1_macro"]["mean"] is None
+    assert "| alpha | **" in result.output and "| undefined |" in result.output
+    own = cell(saved, "alpha", "alpha")["metrics"]["f1_sarcastic"]["mean"]
+    assert f"| cnn | {own:.3f} | — |" in result.output  # the out-of-domain mean has no cell to average
+    rows = [r for r in csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()) if r["test_corpus"] == "plain"]
+    assert {(r["mean"], r["n_seeds"]) for r in rows} == {("", "0")}
