@@ -19,8 +19,7 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
-from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
-from experiments.reports.operating_point import constant_floors
+from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, floors_of, summary_lines
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
@@ -121,8 +120,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
             shares[result["corpus"]] = sarcastic_share(dataset)
     summary = evaluation_summary(results, shares) if len(results) > 1 else None
     if as_json:
-        evaluations = [{**r, **({"floors": constant_floors(shares[r["corpus"]])} if r["corpus"] in shares else {})}
-                       for r in results]
+        evaluations = [{**r, "floors": floors_of(shares.get(r["corpus"]))} for r in results]
         echo_json({"evaluations": evaluations, "summary": summary} if summary else evaluations[0])
         return
     for result in results:

@@ -59,7 +59,7 @@ def evaluation_summary(results: list[dict], sarcastic_shares: dict[str, float]) 
     model and training corpus (``differs``), each defined metric's statistics, the metrics the data
     leaves undefined (``undefined``: averaged nowhere) and the evaluated corpus' floors
     (``sarcastic_shares``: evaluated corpus -> the share of sarcastic texts in the split scored; a
-    corpus missing from it, e.g. multi-class, has none)."""
+    corpus missing from it, e.g. multi-class, or with texts of one class only has none)."""
     groups = evaluation_groups(results)
     siblings: dict[tuple, list[tuple]] = {}
     for key in groups:
@@ -73,8 +73,7 @@ def evaluation_summary(results: list[dict], sarcastic_shares: dict[str, float]) 
         undefined = sorted({m for r in group for m in undefined_metrics(r["test"])})
         metrics = {m: summary_stats([r["test"][m] for r in group]) for m in MAIN_METRICS
                    if all(m in r["test"] for r in group) and m not in undefined}
-        share = sarcastic_shares.get(corpus)
-        floors = {} if share is None else constant_floors(share)
+        floors = floors_of(sarcastic_shares.get(corpus)) or {}
         rows.append({"model": model, "trained_on": trained_on, "corpus": corpus, "runs": len(group),
                      "differs": differs[key], "metrics": metrics,
                      "undefined": [m for m in MAIN_METRICS if m in undefined],
@@ -105,9 +104,17 @@ def _shown(value) -> str:
     return text[:12] if isinstance(value, str) and len(value) == 64 else text
 
 
+def floors_of(share: float | None) -> dict | None:
+    """The floors of a split with this sarcastic share (:func:`constant_floors`); None without a share
+    (not a binary corpus) or with texts of one class only, where they are as undefined as the scores."""
+    return constant_floors(share) if share is not None and 0 < share < 1 else None
+
+
 def floor_line(corpus: str, split: str, share: float) -> str:
     """The scores of a constant label on the evaluated split, which every model's number is read beside."""
-    floors = constant_floors(share)
+    floors = floors_of(share)
+    if floors is None:
+        return f"floors on {corpus} {split}: undefined (its texts are of one class only)"
     majority = "sarcastic" if share > 0.5 else "not sarcastic"
     return (f"floors on {corpus} {split} ({share:.0%} sarcastic): all sarcastic F1(sarcastic) "
             f"{floors['all_sarcastic']['f1_sarcastic']:.3f}, macro-F1 {floors['all_sarcastic']['f1_macro']:.3f}; "

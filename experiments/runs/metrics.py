@@ -120,7 +120,7 @@ def undefined_metrics(metrics: dict) -> list[str]:
     if 1 in absent and "f1_sarcastic" in metrics:
         predicted = sum(row[1] for row in metrics.get("confusion_matrix", [[0, 0]]))
         undefined += ["recall_sarcastic", "f1_sarcastic"] + ([] if predicted else ["precision_sarcastic"])
-    return undefined
+    return [m for m in METRICS if m in undefined]
 
 
 #: A result's headline metric, by preference: the sarcastic class' F1 where there is a sarcastic

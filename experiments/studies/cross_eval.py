@@ -192,7 +192,8 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     cells, missing = cross_cells(models, corpora, seeds, settings)
     label = labels_of(corpora, settings)
     datasets = [settings.dataset(name) for name in corpora]
-    floors = {label[d.name]: constant_floors(test_share(d)) for d in datasets}
+    shares = {label[d.name]: test_share(d) for d in datasets}
+    floors = {name: constant_floors(share) for name, share in shares.items() if 0 < share < 1}  # else undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
         "experiment": settings.experiment(NAME),

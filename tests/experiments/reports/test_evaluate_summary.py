@@ -83,7 +83,7 @@ def test_runs_of_other_settings_are_other_rows_that_say_what_differs():
 
 def test_a_score_the_data_leaves_undefined_is_averaged_nowhere():
     no_sarcasm = classification_metrics([0, 0, 0, 0], [0, 1, 0, 0])
-    assert undefined_metrics(no_sarcasm) == ["f1_macro", "recall_sarcastic", "f1_sarcastic"]
+    assert undefined_metrics(no_sarcasm) == ["f1_sarcastic", "recall_sarcastic", "f1_macro"]
     assert "precision_sarcastic" in undefined_metrics(classification_metrics([0, 0], [0, 0]))
     assert undefined_metrics(classification_metrics([0, 1], [0, 0])) == []
     rows = evaluation_summary([{**result("cnn", "a", "b", 0, 0), "test": no_sarcasm},
@@ -131,7 +131,8 @@ def test_cli_says_a_sarcastic_f1_without_sarcastic_text_is_undefined(two_seeds, 
     plain.write_text("\n".join([rows[0], *(r[:-1] + "0" for r in rows[1:])]) + "\n")  # not one text sarcastic
     out = CliRunner().invoke(main, ["evaluate", *map(str, two_seeds), "--corpus", str(plain)])
     assert out.exit_code == 0, out.output
-    assert f"{plain} test has no text labelled sarcastic: f1_macro, recall_sarcastic, f1_sarcastic" in caplog.text
+    assert f"{plain} test has no text labelled sarcastic: f1_sarcastic, recall_sarcastic, f1_macro" in caplog.text
+    assert f"floors on {plain} test: undefined (its texts are of one class only)" in out.output
     assert caplog.text.count("has no text labelled sarcastic") == 1
     assert re.search(r"recall undefined, f1 undefined, macro-F1 undefined", out.output)
     assert "(2 runs): F1(sarcastic) undefined, macro-F1 undefined" in out.output

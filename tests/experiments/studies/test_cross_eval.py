@@ -315,3 +315,4 @@ def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store
     assert f"| cnn | {own:.3f} | — |" in result.output  # the out-of-domain mean has no cell to average
     rows = [r for r in csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()) if r["test_corpus"] == "plain"]
     assert {(r["mean"], r["n_seeds"]) for r in rows} == {("", "0")}
+    assert "plain" not in saved["all_sarcastic"] and "plain" not in saved["majority"]  # its floors are as undefined
