@@ -19,7 +19,8 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
-from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, floors_of, summary_lines
+from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
+from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec

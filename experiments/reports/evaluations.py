@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from experiments.reports.operating_point import constant_floors
+from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import MAIN_METRICS, METRIC_NAMES, summary_stats, undefined_metrics
 
 #: The keys of a run's config.json that make its numbers (besides the seed, its fold and the split
@@ -102,12 +102,6 @@ def _shown(value) -> str:
     """A setting's value as the summary prints it (a checksum shortened)."""
     text = json.dumps(value) if not isinstance(value, str) else value
     return text[:12] if isinstance(value, str) and len(value) == 64 else text
-
-
-def floors_of(share: float | None) -> dict | None:
-    """The floors of a split with this sarcastic share (:func:`constant_floors`); None without a share
-    (not a binary corpus) or with texts of one class only, where they are as undefined as the scores."""
-    return constant_floors(share) if share is not None and 0 < share < 1 else None
 
 
 def floor_line(corpus: str, split: str, share: float) -> str:

@@ -48,6 +48,12 @@ def constant_floors(positive_share: float) -> dict[str, dict]:
     return {"all_sarcastic": all_sarcastic_floor(positive_share), "majority": majority_floor(positive_share)}
 
 
+def floors_of(share: float | None) -> dict[str, dict] | None:
+    """The floors of a split with this sarcastic share (:func:`constant_floors`); None without a share
+    (not a binary corpus) or with texts of one class only, where they are as undefined as the scores."""
+    return constant_floors(share) if share is not None and 0 < share < 1 else None
+
+
 def operating_point(run_dirs: list[Path], threshold: float = 0.5) -> dict | None:
     """The cell's operating-point figures over its runs, or ``None`` for a multi-class cell or no runs."""
     predictions = [read_predictions(Path(d) / PREDICTIONS) for d in run_dirs]

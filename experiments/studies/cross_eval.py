@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import constant_floors
+from experiments.reports.operating_point import floors_of
 from experiments.runs import provenance
 from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats, undefined_metrics
@@ -192,8 +192,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     cells, missing = cross_cells(models, corpora, seeds, settings)
     label = labels_of(corpora, settings)
     datasets = [settings.dataset(name) for name in corpora]
-    shares = {label[d.name]: test_share(d) for d in datasets}
-    floors = {name: constant_floors(share) for name, share in shares.items() if 0 < share < 1}  # else undefined
+    floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
         "experiment": settings.experiment(NAME),
@@ -214,8 +213,8 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
                    "metrics": {m: cell_stats(c.scored, m) for m in MATRIX_METRICS}}
                   for c in cells],
-        "all_sarcastic": {name: floor["all_sarcastic"] for name, floor in floors.items()},
-        "majority": {name: floor["majority"] for name, floor in floors.items()},
+        "all_sarcastic": {name: floor["all_sarcastic"] for name, floor in floors.items() if floor},
+        "majority": {name: floor["majority"] for name, floor in floors.items() if floor},
         "failed_runs": [{"model": m["model"], "train_corpus": m["train_corpus"], "seed": seed, "reason": reason}
                         for m in missing for seed, reason in m["failed"].items()],
     }
