@@ -41,6 +41,47 @@ def corpus_label(name: str) -> str:
     return file_stem(name) if name not in CORPORA and is_file_corpus(name) else name
 
 
+def corpus_labels(names: list[str]) -> dict[str, str]:
+    """Each of ``names`` (corpus names or files of one command) -> a label no other of them has.
+
+    A registered corpus keeps its name.  A file is named by its stem (:func:`corpus_label`) unless
+    that is a registered corpus' name (``riloff.csv`` is not Riloff) or another file's label: then
+    by the shortest end of its path that tells it apart (``a/sub``, ``b/sub``), and, for files that
+    differ only in their format, by the path with the file name (``a/sub.csv``); a file's last
+    label is its whole path, which no other file has, so the search ends.  Reports key every
+    column by these labels, so two files never share one, nor a file a corpus'.  The same corpus or
+    file given twice is refused: it would be two columns of one data set.
+    """
+    seen: dict[str, str] = {}
+    for name in names:
+        same = str(Path(name).resolve()) if is_file_corpus(name) and name not in CORPORA else name
+        if same in seen:
+            raise IsarcasmError(f"corpus {name!r} is given twice ({seen[same]!r} is the same); give each corpus once")
+        seen[same] = name
+    files = [name for name in names if name not in CORPORA and is_file_corpus(name)]
+    candidates = {name: _file_labels(name) for name in files}
+    level = dict.fromkeys(files, 0)
+    while True:
+        labels = {name: candidates[name][level[name]] for name in files}
+        taken = [*labels.values(), *(name for name in names if name not in files)]
+        clashing = [name for name in files if labels[name] in CORPORA or taken.count(labels[name]) > 1]
+        if not clashing:
+            return {name: labels.get(name, name) for name in names}
+        for name in clashing:
+            level[name] = min(level[name] + 1, len(candidates[name]) - 1)
+
+
+def _file_labels(name: str) -> list[str]:
+    """A file's possible labels, shortest first: its stem, then with more and more of its folders
+    (``sub``, ``a/sub``, ``tmp/a/sub``), then the same with the file's whole name (``a/sub.csv``),
+    the last one its whole path (unique to the file)."""
+    path = Path(name).absolute()
+    folders = [part for part in path.parent.parts if part != path.anchor]
+    ends = [folders[len(folders) - k:] for k in range(len(folders) + 1)]
+    return ([("/".join([*end, file_stem(name)])) for end in ends]
+            + [("/".join([*end, path.name])) for end in ends[1:]] + [str(path)])
+
+
 def missing_files(spec: DataPackage, data_dir: Path) -> list[str]:
     return [f.path for f in spec.files if not (data_dir / f.path).is_file()]
 

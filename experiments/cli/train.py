@@ -19,8 +19,9 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
-from experiments.reports.evaluations import evaluation_summary, summary_lines
-from experiments.runs.metrics import main_metric
+from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
+from experiments.reports.operating_point import floors_of
+from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import FAILED, run_dir, writable_folder
@@ -72,9 +73,15 @@ class RunFailed(click.ClickException):
 
 
 def _summary(test: dict) -> str:
-    parts = [f"{k.replace('_sarcastic', '')} {test[k]:.3f}" for k in
+    """A result's scores in one line; a score the data leaves undefined (no sarcastic text) says so."""
+    undefined = undefined_metrics(test)
+
+    def shown_score(name: str) -> str:
+        return "undefined" if name in undefined else f"{test[name]:.3f}"
+
+    parts = [f"{k.replace('_sarcastic', '')} {shown_score(k)}" for k in
              ("precision_sarcastic", "recall_sarcastic", "f1_sarcastic") if k in test]
-    parts += [f"macro-F1 {test['f1_macro']:.3f}",
+    parts += [f"macro-F1 {shown_score('f1_macro')}",
               *([f"micro-F1 {test['f1_micro']:.3f}", f"exact-match accuracy {test['accuracy']:.3f}"]
                 if "f1_samples" in test else [f"accuracy {test['accuracy']:.3f}"])]
     return ("test (sarcastic class): " if main_metric(test) == "f1_sarcastic" else "test: ") + ", ".join(parts)
@@ -91,33 +98,68 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs).
 
     Each evaluation is saved in <run>/evaluations/ and reused only for the same data content and
-    options; the output says which (`saved PATH` or `reused PATH`).  Given several runs, a summary
-    follows: mean ± std per model and training corpus, beside the all-sarcastic floor of the
-    evaluated corpus (``--json``: ``{"evaluations": [...], "summary": [...]}``).
+    options; the output says which (`saved PATH` or `reused PATH`), then the evaluated split's
+    floors (labelling every text sarcastic, or with its majority class).  Given several runs, a
+    summary follows: mean ± std per configuration (model, training corpus and every setting that
+    changes the numbers; runs of other settings are other rows, each saying what differs); a run
+    given twice (or through a link) counts once.  A score the data leaves undefined (no sarcastic
+    text) is printed as undefined and averaged nowhere (``--json``: ``{"evaluations": [...],
+    "summary": [...]}``).
     """
     from experiments.runs.inference import evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
 
-    results, shares = [], {}
-    for directory in map(Path, run_dirs):
+    results, shares, warned = [], {}, set()
+    for directory in _distinct_runs(run_dirs):
         run = load_run(directory, data_dir(ctx))
         name = corpus or run.config["corpus"]
         dataset = open_corpus(ctx, name, **corpus_options)
         result = evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options))
-        results.append({**result, "model": run.config["model"]})
+        results.append({**result, "model": run.config["model"], "configuration": configuration(run.config),
+                        "undefined": undefined_metrics(result["test"])})
+        _warn_undefined(results[-1], dataset.label_names, warned)
         if len(dataset.label_names) == 2 and not dataset.multi_label:
             shares[result["corpus"]] = sarcastic_share(dataset)
     summary = evaluation_summary(results, shares) if len(results) > 1 else None
     if as_json:
-        echo_json({"evaluations": results, "summary": summary} if summary else results[0])
+        evaluations = [{**r, "floors": floors_of(shares.get(r["corpus"]))} for r in results]
+        echo_json({"evaluations": evaluations, "summary": summary} if summary else evaluations[0])
         return
     for result in results:
         click.echo(f"{result['run']} (trained on {result['trained_on']}) on {result['corpus']} {result['split']}:")
         click.echo("  " + _summary(result["test"]))
         click.echo(f"  {'reused' if result['reused'] else 'saved'} {result['evaluation_file']}")
+    for evaluated, split in dict.fromkeys((r["corpus"], r["split"]) for r in results if r["corpus"] in shares):
+        click.echo(floor_line(evaluated, split, shares[evaluated]))
     if summary:
         click.echo("summary (mean ± std over runs):")
         for line in summary_lines(summary):
             click.echo("  " + line)
+
+
+def _distinct_runs(run_dirs: tuple[str, ...]) -> list[Path]:
+    """Each run folder once, as first given: a folder given twice, or a link to it, would count one
+    run as two seeds in the summary."""
+    unique: dict[Path, Path] = {}
+    for given in map(Path, run_dirs):
+        unique.setdefault(given.resolve(), given)
+    dropped = len(run_dirs) - len(unique)
+    if dropped:
+        logging.getLogger("isarcasm").warning(
+            f"{dropped} run folder{'s' if dropped != 1 else ''} given more than once (the same folder, or a link to "
+            "one) counted once")
+    return list(unique.values())
+
+
+def _warn_undefined(result: dict, label_names: list[str], warned: set[str]) -> None:
+    """One warning per evaluated corpus (``warned``: those warned about) whose split leaves a score
+    undefined (a class with no text)."""
+    if not result["undefined"] or result["corpus"] in warned:
+        return
+    warned.add(result["corpus"])
+    absent = ", ".join(label_names[k] for k in absent_classes(result["test"]))
+    logging.getLogger("isarcasm").warning(
+        f"{result['corpus']} {result['split']} has no text labelled {absent}: {', '.join(result['undefined'])} "
+        "undefined there (printed as undefined, averaged nowhere)")
 
 
 @click.command()

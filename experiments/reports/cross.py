@@ -3,8 +3,10 @@
 For each model a matrix, rows = training corpus, columns = test corpus (a test-only corpus, such as
 a researcher's own file, is a column without a row), of
 sarcastic-class F1 and macro-F1 (mean ± std over seeds), each column with the
-score of labelling every text sarcastic beside it; a summary of in-domain
-against out-of-domain first.
+scores of labelling every text sarcastic and of labelling every text with its majority class
+beside it; a summary of in-domain against out-of-domain first.  Corpora are named by labels
+unique within the matrix (a file by its stem, or by the end of its path where two files share
+a stem or a file's stem is a corpus' name; ``files`` maps those to the files).
 """
 from __future__ import annotations
 
@@ -49,12 +51,20 @@ def cross_markdown(result: dict) -> str:
          "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
          "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
     ]
-    corpora, floors = result["corpora"], result.get("all_sarcastic", {})
+    corpora, floors = result["corpora"], _floors(result)
     if floors:
-        lines += ["", "Each matrix ends with the row *all sarcastic*: the score of labelling every test text "
-                  "sarcastic, which rises with the column's sarcastic share (" +
-                  ", ".join(f"{c} {floors[c]['sarcastic_share']:.0%}" for c in corpora if c in floors) + ")."]
+        shares = next(iter(floors.values()))
+        lines += ["", f"Each matrix ends with the rows {' and '.join(f'*{name}*' for name in floors)}: the scores of "
+                  "labelling every test text sarcastic (which rise with the column's sarcastic share: " +
+                  ", ".join(f"{c} {shares[c]['sarcastic_share']:.0%}" for c in corpora if c in shares) + ")"
+                  + (", and of labelling every text with the test split's majority class" if len(floors) > 1 else "")
+                  + "."]
+    if result.get("files"):
+        lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result["files"].items()) + "."]
     lines += _summary(result)
+    if any("undefined" in stats for cell in result["cells"] for stats in cell["metrics"].values()):
+        lines += ["", "*undefined*: the column's test split has no text of one class (no sarcastic text, say), so "
+                  "that score has no value; it is averaged nowhere (scikit-learn would print 0)."]
     lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
     for model in result["models"]:
         for metric, label in MATRIX_METRICS.items():
@@ -64,19 +74,27 @@ def cross_markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _floors(result: dict) -> dict[str, dict]:
+    """The floor rows of the matrices: row name -> (corpus -> scores); results saved before the majority
+    floor was recorded have all-sarcastic alone, older ones none."""
+    return {row: result[key] for row, key in (("all sarcastic", "all_sarcastic"), ("majority", "majority"))
+            if result.get(key)}
+
+
 def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
-    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold."""
+    """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold; then each floor row."""
     lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
     for train in trained:
         row = []
         for test in corpora:
             stats = values.get((train, test))
-            text = "—" if stats is None else f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
+            text = "—" if stats is None else "undefined" if stats["mean"] is None else \
+                f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
             row.append(f"**{text}**" if train == test and stats else text)
         lines.append(f"| {train} | " + " | ".join(row) + " |")
-    if floors:
-        lines.append("| *all sarcastic* | " + " | ".join(f"*{floors[c][metric]:.3f}*" if c in floors else "—"
-                                                         for c in corpora) + " |")
+    for name, floor in floors.items():
+        lines.append(f"| *{name}* | " + " | ".join(f"*{floor[c][metric]:.3f}*" if c in floor else "—"
+                                                   for c in corpora) + " |")
     return lines
 
 
@@ -93,10 +111,10 @@ def _summary(result: dict) -> list[str]:
         for metric in MATRIX_METRICS:
             values = matrix(result, model, metric)
             for same in (True, False):
-                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same]
+                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same and v["mean"] is not None]
                 parts.append(f"{np.mean(means):.3f}" if means else "—")
         lines.append(f"| {model} | " + " | ".join(parts) + " |")
-    floors = result.get("all_sarcastic", {})
+    floors = _floors(result)
     for metric, label in MATRIX_METRICS.items():
         per_model = [matrix(result, model, metric) for model in result["models"]]
         averaged = {}
@@ -104,7 +122,7 @@ def _summary(result: dict) -> list[str]:
             for test in corpora:
                 means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
                 if means:
-                    averaged[train, test] = {"mean": float(np.mean(means))}
+                    averaged[train, test] = {"mean": None if None in means else float(np.mean(means))}
         lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
         lines += _matrix_table(rows(result), corpora, averaged, floors, metric)
     return lines
@@ -116,6 +134,7 @@ def cross_csv(result: dict) -> str:
     writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds"])
     for cell in result["cells"]:
         for metric, stats in cell["metrics"].items():
-            writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, f"{stats['mean']:.4f}",
-                             f"{stats['std']:.4f}", len(stats["values"])])
+            shown = ("", "") if stats["mean"] is None else (f"{stats['mean']:.4f}", f"{stats['std']:.4f}")
+            writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, *shown,
+                             len(stats["values"])])
     return buffer.getvalue()

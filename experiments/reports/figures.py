@@ -272,12 +272,13 @@ def cross_heatmap(result: dict, model: str, path: Path) -> Path:
         values = matrix(result, model, metric)
         grid = np.full((len(trained), size), np.nan)
         for (i, train), (j, test) in ((a, b) for a in enumerate(trained) for b in enumerate(corpora)):
-            if (train, test) in values:
+            if (train, test) in values and values[(train, test)]["mean"] is not None:
                 grid[i, j] = values[(train, test)]["mean"]
         image = axis.imshow(grid, cmap="viridis", vmin=0, vmax=1)
         for (i, j), value in np.ndenumerate(grid):
             if np.isnan(value):
-                axis.text(j, i, "not run", ha="center", va="center", fontsize=7, color="grey")
+                shown = "undefined" if (trained[i], corpora[j]) in values else "not run"
+                axis.text(j, i, shown, ha="center", va="center", fontsize=7, color="grey")
                 continue
             std = values[(trained[i], corpora[j])]["std"]
             axis.text(j, i, f"{value:.2f}\n±{std:.2f}", ha="center", va="center", fontsize=8,

@@ -34,6 +34,26 @@ def all_sarcastic_floor(positive_share: float) -> dict:
     return {"sarcastic_share": positive_share, "f1_sarcastic": f1, "f1_macro": f1 / 2}
 
 
+def majority_floor(positive_share: float) -> dict:
+    """The scores of labelling every text with the split's own majority class (not sarcastic on a tie):
+    the best a constant label can do on macro-F1, as all-sarcastic is on the sarcastic class' F1."""
+    if positive_share > 0.5:
+        return all_sarcastic_floor(positive_share)
+    other = all_sarcastic_f1(1 - positive_share)  # the other class' F1 when every text is labelled with it
+    return {"sarcastic_share": positive_share, "f1_sarcastic": 0.0, "f1_macro": other / 2}
+
+
+def constant_floors(positive_share: float) -> dict[str, dict]:
+    """Both floors a binary result is read beside: ``all_sarcastic`` and ``majority``."""
+    return {"all_sarcastic": all_sarcastic_floor(positive_share), "majority": majority_floor(positive_share)}
+
+
+def floors_of(share: float | None) -> dict[str, dict] | None:
+    """The floors of a split with this sarcastic share (:func:`constant_floors`); None without a share
+    (not a binary corpus) or with texts of one class only, where they are as undefined as the scores."""
+    return constant_floors(share) if share is not None and 0 < share < 1 else None
+
+
 def operating_point(run_dirs: list[Path], threshold: float = 0.5) -> dict | None:
     """The cell's operating-point figures over its runs, or ``None`` for a multi-class cell or no runs."""
     predictions = [read_predictions(Path(d) / PREDICTIONS) for d in run_dirs]

@@ -12,7 +12,9 @@ Version history:
 - 1: ``kind`` and ``schema_version`` in every file; a table cell may carry ``thresholds`` and a
   results file a ``selection`` rule (experiments/runs/trajectory.py); a table cell ``failed_runs``
   and a cross or benchmark file ``failed_runs`` (runs whose training diverged, averaged nowhere;
-  absent in older files, which is read as none).
+  absent in older files, which is read as none); a cross file ``majority`` floors beside
+  ``all_sarcastic``, ``files`` (the label of each file column -> its path) and a cell metric whose
+  ``mean`` is null with ``undefined`` (a test split that leaves it undefined); all absent in older files.
 """
 from __future__ import annotations
 

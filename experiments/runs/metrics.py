@@ -106,6 +106,23 @@ def score(targets: np.ndarray, probabilities: np.ndarray, threshold: float, mult
     return classification_metrics(targets.argmax(axis=1), predict_labels(probabilities, threshold), targets.shape[1])
 
 
+def absent_classes(metrics: dict) -> list[int]:
+    """The classes (indices) with no text in the scored data, from ``metrics``' per-class supports."""
+    return [int(k) for k, scores in metrics.get("per_class", {}).items() if scores["support"] == 0]
+
+
+def undefined_metrics(metrics: dict) -> list[str]:
+    """The metrics among ``metrics`` that the scored data leaves undefined (scikit-learn scores them 0,
+    which reads like a result): recall and F1 of the sarcastic class when no text is sarcastic, and
+    its precision when none is predicted sarcastic either; macro-F1 when any class has no text."""
+    absent = absent_classes(metrics)
+    undefined = ["f1_macro"] if absent and "f1_macro" in metrics else []
+    if 1 in absent and "f1_sarcastic" in metrics:
+        predicted = sum(row[1] for row in metrics.get("confusion_matrix", [[0, 0]]))
+        undefined += ["recall_sarcastic", "f1_sarcastic"] + ([] if predicted else ["precision_sarcastic"])
+    return [m for m in METRICS if m in undefined]
+
+
 #: A result's headline metric, by preference: the sarcastic class' F1 where there is a sarcastic
 #: class (binary corpora), else macro-F1 (multi-class and multi-label corpora).
 MAIN_METRICS = ("f1_sarcastic", "f1_macro")

@@ -35,6 +35,7 @@ from experiments.runs.console import chatty, set_up_worker_console, worker_level
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.training import RunResult, train_run
 from preprocessing.corpora import load_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
 
 
@@ -87,6 +88,19 @@ def train_task(task: RunTask, dataset: Dataset) -> RunResult:
     return train_run(task.spec, dataset, task.place, task.data_dir, task.options)
 
 
+def require_distinct_folders(tasks: list[RunTask]) -> None:
+    """Refuse, in one line, runs of two corpora that would be written to one folder: the store names
+    a file's runs by its stem, so ``a/sub.csv`` and ``b/sub.csv`` (or a ``riloff.csv`` beside Riloff)
+    would train into one folder, and the second run would replace the first one's under its name."""
+    owners: dict[Path, str] = {}
+    for task in tasks:
+        other = owners.setdefault(task.place.directory, task.spec.corpus)
+        if other != task.spec.corpus:
+            raise IsarcasmError(f"{other} and {task.spec.corpus} would train into the same run folder "
+                                f"{task.place.directory} (runs are stored by the file's name without its folder); "
+                                "rename one of the files")
+
+
 def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Executor, description: str,
               on_done: Callable[[int, RunResult], None] | None = None) -> list[RunResult]:
     """Train every task under one progress bar; return their results in task order.
@@ -95,6 +109,7 @@ def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Exec
     print a cell's summary once its last run is in.  A failed run (:attr:`RunResult.failure`) is
     one of the results, and the sweep goes on past it; one line at the end says how many failed.
     """
+    require_distinct_folders(tasks)
     results: dict[int, RunResult] = {}
     progress = tqdm(total=len(tasks), desc=description, unit="run", dynamic_ncols=True,
                     disable=not tasks or not chatty())

@@ -29,11 +29,11 @@ from tqdm import tqdm
 
 from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import all_sarcastic_floor
+from experiments.reports.operating_point import floors_of
 from experiments.runs import provenance
 from experiments.runs.console import chatty
-from experiments.runs.metrics import summary_stats
-from experiments.runs.scheduler import run_tasks
+from experiments.runs.metrics import summary_stats, undefined_metrics
+from experiments.runs.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.inference import run_config
 from experiments.runs.store import (
     PREDICTIONS,
@@ -44,7 +44,7 @@ from experiments.runs.store import (
 from experiments.runs.spec import RunSpec
 from experiments.runs.training import RunResult
 from experiments.studies.settings import Settings
-from preprocessing.corpora import corpus_label
+from preprocessing.corpora import corpus_labels
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
 
@@ -92,16 +92,17 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     With ``train_missing=False`` missing runs are left out instead of trained.
     """
     found, tasks, keys = {}, [], []
-    for model in models:
-        for train in datasets:
-            for seed in seeds:
-                spec = RunSpec(train.name, model, seed, settings.train)
-                run = None if settings.force else settings.finished(settings.experiment(NAME), spec)
-                if run is not None:
-                    found[model, train.name, seed] = run
-                elif train_missing:
-                    keys.append((model, train.name, seed))
-                    tasks.append(settings.task(settings.experiment(NAME), spec))
+    every = [settings.task(settings.experiment(NAME), RunSpec(train.name, model, seed, settings.train))
+             for model in models for train in datasets for seed in seeds]
+    require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
+    for task in every:
+        spec = task.spec
+        run = None if settings.force else settings.finished(settings.experiment(NAME), spec)
+        if run is not None:
+            found[spec.model, spec.corpus, spec.seed] = run
+        elif train_missing:
+            keys.append((spec.model, spec.corpus, spec.seed))
+            tasks.append(task)
     results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor(),
                         f"{settings.experiment(NAME)}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
@@ -134,17 +135,19 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
 def cross_cells(models: list[str], corpora: list[str], seeds: list[int], settings: Settings,
                 train_missing: bool = True) -> tuple[list[CrossCell], list[dict]]:
     """Every (model, train corpus, test corpus) cell, and the runs that are missing: not trained, or
-    failed (their ``failed``: seed -> why; a failed run is never evaluated nor averaged in)."""
+    failed (their ``failed``: seed -> why; a failed run is never evaluated nor averaged in).  Cells
+    name their corpora by :func:`labels_of` (two files never share a name, nor a file a corpus')."""
     models = settings.trainable(models)  # an unknown name fails before anything is trained
+    label = labels_of(corpora, settings)
     datasets = [settings.dataset(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
     if len(classes) > 1:
         raise IsarcasmError("cross-dataset evaluation needs corpora with the same labels; got "
-                            + ", ".join(f"{corpus_label(d.name)} ({len(d.label_names)} classes)" for d in datasets))
+                            + ", ".join(f"{label[d.name]} ({len(d.label_names)} classes)" for d in datasets))
     trainable = [d for d in datasets if can_train(d)]
     if not trainable:
         raise IsarcasmError("cross-dataset evaluation needs at least one corpus with a training split; "
-                            + ", ".join(corpus_label(d.name) for d in datasets) + " have only a test split")
+                            + ", ".join(label[d.name] for d in datasets) + " have only a test split")
     runs, failed = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
     progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True,
@@ -155,19 +158,26 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
             absent = [seed for seed in seeds if (model, train.name, seed) not in runs]
             for seed in seeds:
                 if (model, train.name, seed) in runs:
-                    progress.set_postfix_str(f"{model} on {corpus_label(train.name)} seed {seed}")
+                    progress.set_postfix_str(f"{model} on {label[train.name]} seed {seed}")
                     for bucket, scored in zip(per_test, evaluations(runs[model, train.name, seed], datasets,
                                                                     settings)):
                         bucket.append(scored)
                     progress.update()
             if absent:
-                missing.append({"model": model, "train_corpus": corpus_label(train.name), "corpus": train.name,
+                missing.append({"model": model, "train_corpus": label[train.name], "corpus": train.name,
                                 "seeds": absent, "failed": {seed: failed[model, train.name, seed].failure
                                                             for seed in absent if (model, train.name, seed) in failed}})
-            cells += [CrossCell(model, corpus_label(train.name), corpus_label(test.name), scored)
+            cells += [CrossCell(model, label[train.name], label[test.name], scored)
                       for test, scored in zip(datasets, per_test) if scored]
     progress.close()
     return cells, missing
+
+
+def labels_of(corpora: list[str], settings: Settings) -> dict[str, str]:
+    """Each corpus' data set name -> its label in the reports (:func:`preprocessing.corpora.corpus_labels`:
+    unique within the command; the same corpus or file given twice is refused)."""
+    labels = corpus_labels(corpora)
+    return {settings.dataset(name).name: labels[name] for name in corpora}
 
 
 def can_train(dataset: Dataset) -> bool:
@@ -180,15 +190,18 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
     cells, missing = cross_cells(models, corpora, seeds, settings)
-    floors = {corpus_label(name): all_sarcastic(settings.dataset(name)) for name in corpora}
+    label = labels_of(corpora, settings)
+    datasets = [settings.dataset(name) for name in corpora]
+    floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
         "experiment": settings.experiment(NAME),
         "kind": "cross",
         "title": "Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
         "models": models,
-        "corpora": [corpus_label(c) for c in corpora],
-        "train_corpora": [corpus_label(c) for c in corpora if can_train(settings.dataset(c))],
+        "corpora": [label[d.name] for d in datasets],
+        "files": {label[d.name]: d.name for d in datasets if label[d.name] != d.name},
+        "train_corpora": [label[d.name] for d in datasets if can_train(d)],
         "seeds": seeds,
         "train": asdict(settings.train),
         "wall_seconds": round(time.time() - started, 1),
@@ -198,9 +211,10 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "run_origins": provenance.run_origins(runs),
         "cells": [{"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
                    "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
-                   "metrics": {m: summary_stats([s.metrics[m] for s in c.scored]) for m in MATRIX_METRICS}}
+                   "metrics": {m: cell_stats(c.scored, m) for m in MATRIX_METRICS}}
                   for c in cells],
-        "all_sarcastic": floors,
+        "all_sarcastic": {name: floor["all_sarcastic"] for name, floor in floors.items() if floor},
+        "majority": {name: floor["majority"] for name, floor in floors.items() if floor},
         "failed_runs": [{"model": m["model"], "train_corpus": m["train_corpus"], "seed": seed, "reason": reason}
                         for m in missing for seed, reason in m["failed"].items()],
     }
@@ -208,9 +222,16 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     return result
 
 
-def all_sarcastic(dataset: Dataset) -> dict:
-    """The test split's sarcastic share and the scores of labelling every text sarcastic.
+def cell_stats(scored: list[Scored], metric: str) -> dict:
+    """The metric over a cell's seeds; where the test split leaves it undefined (a column with no
+    sarcastic text: scikit-learn's 0 would read like a result and be averaged in), no number
+    (``mean`` None) and ``undefined``: why."""
+    if any(metric in undefined_metrics(s.metrics) for s in scored):
+        return {"mean": None, "std": None, "values": [], "undefined": "the test split has no text of one class"}
+    return summary_stats([s.metrics[metric] for s in scored])
 
-    The corpora's sarcastic shares differ (a column's sarcastic-class F1 rises with its share), so
-    a transferred model's number means something only beside its column's floor."""
-    return all_sarcastic_floor(float(np.mean([record.label == 1 for record in dataset.split("test")])))
+
+def test_share(dataset: Dataset) -> float:
+    """The share of sarcastic texts in the test split: the corpora's differ (a column's sarcastic-class
+    F1 rises with it), so a transferred model's number means something only beside its column's floors."""
+    return float(np.mean([record.label == 1 for record in dataset.split("test")]))

@@ -25,7 +25,7 @@ from experiments.runs.trajectory import run_under
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.human import manual_labelling_metrics
 from experiments.studies.settings import Settings
-from preprocessing.corpora import corpus_label
+from preprocessing.corpora import corpus_label, corpus_labels
 from preprocessing.errors import IsarcasmError
 
 log = logging.getLogger("isarcasm")
@@ -71,8 +71,10 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
 
     datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
     run_tasks(tasks, datasets, settings.executor(), runs_name, finished)
-    cells = [aggregate(cell, [manual_labelling_metrics(settings.data_dir)], [], seeds=[]) if cell.is_human
-             else summaries[cell.key] for cell in experiment.cells if cell.is_human or cell in model_cells]
+    kept = [cell for cell in experiment.cells if cell.is_human or cell in model_cells]
+    labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
+    cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.data_dir)], [], seeds=[]) if cell.is_human
+                 else summaries[cell.key]), "corpus": labels[cell.corpus]} for cell in kept]
     result = {
         "experiment": name,
         "title": experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else ""),

@@ -10,6 +10,7 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.cross import cross_markdown
+from experiments.reports.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import read_predictions, run_dir
@@ -164,11 +165,14 @@ def test_benchmark_refuses_experiments_it_cannot_pair(store):
     assert "Traceback" not in result.output
 
 
-def test_each_column_gets_the_floor_of_labelling_every_text_sarcastic(store):
+def test_each_column_gets_the_floors_of_labelling_every_text_sarcastic_or_the_majority_class(store):
     root, alpha, _, _ = store
     dataset = load_corpus(str(alpha), root, split_col="split")
     gold = np.array([r.label for r in dataset.split("test")])
-    floor = cross_eval.all_sarcastic(dataset)
+    floors = constant_floors(cross_eval.test_share(dataset))
+    floor, majority = floors["all_sarcastic"], floors["majority"]
+    assert majority["f1_macro"] == pytest.approx(f1_score(gold, np.full_like(gold, int(gold.mean() > 0.5)),
+                                                          average="macro"))
     assert floor["sarcastic_share"] == pytest.approx(gold.mean())
     assert floor["f1_sarcastic"] == pytest.approx(f1_score(gold, np.ones_like(gold)))
     assert floor["f1_macro"] == pytest.approx(f1_score(gold, np.ones_like(gold), average="macro"))
@@ -189,10 +193,13 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     text = cross_markdown(result)
     # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here.
     assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in text
-    assert "(a 25%, b 50%)" in text
+    assert "sarcastic share: a 25%, b 50%)" in text and "majority" not in text  # saved before the majority floor
     mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
+    result["majority"] = {name: constant_floors(floor["sarcastic_share"])["majority"] for name, floor in floors.items()}
+    macro = cross_markdown(result).split("## Mean over the 2 models: macro-F1")[1]
+    assert "| *majority* | *0.429* | *0.333* |" in macro  # a: F1 of the other class 2 * 0.75 / 1.75, halved
     assert "Wall time 0 min 01 s. " in text
     result.update(training_runs=2, compute_seconds=3725)
     assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
@@ -238,3 +245,74 @@ def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
     assert "alpha" in row_names and "mine" not in row_names and "*0.667*" in table  # floor: 2 * 0.5 / 1.5
     only = cli(root, "cross-eval", "--models", "cnn", "--corpora", str(mine))
     assert only.exit_code == 1 and "at least one corpus with a training split" in only.output
+
+
+def write_test_file(path, flipped=False):
+    """A test-only labelled file of 40 texts, every other one sarcastic (``flipped``: the other half)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text", "label", "split"])
+        for i in range(40):
+            sarcastic = bool(i % 2) != flipped
+            writer.writerow([f"m{i}", "monday coffee yeah right" if i % 2 else "monday coffee is fine", int(sarcastic),
+                             "test"])
+    return path
+
+
+def test_two_files_with_one_stem_are_two_columns_each_with_its_own_numbers(store, tmp_path):
+    root, alpha, _, table_run = store
+    first, second = write_test_file(tmp_path / "a" / "sub.csv"), write_test_file(tmp_path / "b" / "sub.csv", True)
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{first},{second}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    assert saved["corpora"] == ["alpha", "a/sub", "b/sub"]
+    assert saved["files"] == {"alpha": str(alpha), "a/sub": str(first), "b/sub": str(second)}
+    for label, path in (("a/sub", first), ("b/sub", second)):
+        [evaluation] = [json.loads(p.read_text()) for p in (table_run / "evaluations").glob("sub-*.json")
+                        if json.loads(p.read_text())["corpus"] == str(path)]
+        assert cell(saved, "alpha", label)["metrics"]["f1_sarcastic"]["values"] == [evaluation["test"]["f1_sarcastic"]]
+    assert cell(saved, "alpha", "a/sub")["metrics"] != cell(saved, "alpha", "b/sub")["metrics"]
+    assert "| train \\ test | alpha | a/sub | b/sub |" in result.output
+    rows = list(csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()))
+    assert {r["test_corpus"] for r in rows} == {"alpha", "a/sub", "b/sub"}
+
+
+def test_a_file_named_like_a_corpus_never_takes_the_corpus_name(store, tmp_path):
+    root, alpha, _, _ = store
+    mine = write_test_file(tmp_path / "mine" / "riloff.csv")
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    assert saved["corpora"] == ["alpha", "mine/riloff"] and "riloff" not in saved["all_sarcastic"]
+    assert saved["all_sarcastic"]["mine/riloff"]["sarcastic_share"] == 0.5
+
+
+def test_the_same_file_twice_or_two_training_files_sharing_a_run_folder_are_refused(store, tmp_path):
+    root, alpha, _, _ = store
+    twice = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{alpha.parent}/./{alpha.name}")
+    assert twice.exit_code == 1 and "is given twice" in twice.output and "Traceback" not in twice.output
+    copy = tmp_path / "copy" / "alpha.csv"
+    copy.parent.mkdir()
+    copy.write_bytes(alpha.read_bytes().replace(b"monday", b"tuesday"))
+    shared = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{copy}")
+    assert shared.exit_code == 1 and "would train into the same run folder" in shared.output
+    assert not (root / "runs" / f"cross-{VARIANT}" / "alpha").exists()
+
+
+def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store, tmp_path):
+    root, alpha, _, _ = store
+    plain = write_test_file(tmp_path / "plain.csv")
+    rows = plain.read_text().splitlines()
+    plain.write_text("\n".join([rows[0], *(r.rsplit(",", 2)[0] + ",0,test" for r in rows[1:])]) + "\n")
+    result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{plain}")
+    assert result.exit_code == 0, result.output
+    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    on_plain = cell(saved, "alpha", "plain")["metrics"]
+    assert on_plain["f1_sarcastic"]["mean"] is None and on_plain["f1_macro"]["mean"] is None
+    assert "| alpha | **" in result.output and "| undefined |" in result.output
+    own = cell(saved, "alpha", "alpha")["metrics"]["f1_sarcastic"]["mean"]
+    assert f"| cnn | {own:.3f} | — |" in result.output  # the out-of-domain mean has no cell to average
+    rows = [r for r in csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()) if r["test_corpus"] == "plain"]
+    assert {(r["mean"], r["n_seeds"]) for r in rows} == {("", "0")}
+    assert "plain" not in saved["all_sarcastic"] and "plain" not in saved["majority"]  # its floors are as undefined
