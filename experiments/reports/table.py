@@ -236,11 +236,15 @@ def _reuse(result: dict) -> str:
 
 
 def results_csv(result: dict) -> str:
-    """One row per (cell, metric): mean, std, number of runs, and the reference numbers."""
+    """One row per (cell, metric): mean, std, number of runs, and the reference numbers; a cell whose
+    every run failed is one row whose mean is ``failed`` (a reader of numbers stops there, never
+    takes an empty cell for a missing metric)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
     for cell in result["cells"]:
+        if not cell["metrics"] and cell.get("failed_runs"):  # every run failed: a row that says so, no number
+            writer.writerow([cell["corpus"], cell["model"], "", "failed", "", 0, "", ""])
         for metric, stats in cell["metrics"].items():
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
             writer.writerow([cell["corpus"], cell["model"], metric, f"{stats['mean']:.4f}", f"{stats['std']:.4f}",
