@@ -92,6 +92,7 @@ class Settings:
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
+        self.dataset(run.corpus).require_context(run.train.context)
         return RunTask(run, self.store.place(experiment, run), self.data_dir,
                        tuple(sorted(self.corpus_options(run.corpus).items())),
                        RunOptions(force=self.force, tensorboard=self.tensorboard))
