@@ -83,3 +83,12 @@ def test_a_user_files_validation_rows_are_the_validation_split_and_recorded(tmp_
 def test_a_split_no_run_reads_is_refused_not_dropped(tmp_path, names, unused):
     with pytest.raises(IsarcasmError, match=f"split\\(s\\) {unused} would be unused"):
         make_splits(with_splits(tmp_path, names), seed=0)
+
+
+def test_a_study_refuses_context_on_a_corpus_without_it_before_training(toy, tmp_path):
+    experiment = tmp_path / "toy.toml"
+    experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{toy}'\nmodel = 'cnn'\n")
+    refused(["reproduce", str(experiment), "--split-col", "split", "--context", "last", "--embeddings", "random",
+             "--seeds", "1", "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")],
+            "has no dialogue context, so --context last would read nothing")
+    assert not list((tmp_path / "runs").rglob("seed-*"))
