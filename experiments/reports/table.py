@@ -136,6 +136,9 @@ def comparison_markdown(base: dict, other: dict) -> str:
              "scored higher.", "",
              f"| corpus | model | metric | {a} | {b} | Δ | higher in |", "|---|---|---|---|---|---|---|"]
     for mine, their in shared:
+        if not (mine["metrics"] and their["metrics"]):  # a side whose every run failed: said, not left out
+            lines.append(f"| {mine['corpus']} | {mine['model']} | — | {_failed_or_none(mine)} | "
+                         f"{_failed_or_none(their)} | | |")
         for metric in shown_metrics(mine, base.get("shown_metrics", [])):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
@@ -143,6 +146,14 @@ def comparison_markdown(base: dict, other: dict) -> str:
                              f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} | "
                              f"{_paired_wins(mine, their, metric)} |")
     return "\n".join(lines) + "\n"
+
+
+def _failed_or_none(cell: dict) -> str:
+    """A side of a comparison row that has nothing to compare with: its failure note (every run
+    failed), or how many runs it has."""
+    if not cell["metrics"]:
+        return f"{failure_note(cell) or 'no run'}; no mean"
+    return f"{len(next(iter(cell['metrics'].values()))['values'])} run(s), nothing to compare with"
 
 
 def run_ids(cell: dict) -> list[tuple[int, int | None]]:
