@@ -289,6 +289,7 @@ def parse_vectors(source: Path, progress: bool = True):
         _check_header(source)
     _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words) ...")
     started = time.perf_counter()
+    _check_rows(source, header)
     try:
         kv = KeyedVectors.load_word2vec_format(str(source), binary=False, no_header=not header)
     except (ValueError, EOFError, OSError, UnicodeDecodeError, IndexError) as exc:
@@ -301,6 +302,29 @@ def parse_vectors(source: Path, progress: bool = True):
         raise DataError.at(source, 1, "no numbers after the first word: not a GloVe/word2vec text file")
     _note(progress, f"  {len(kv.index_to_key):,} words x {kv.vector_size} in {time.perf_counter() - started:.1f} s")
     return kv
+
+
+def _check_rows(source: Path, header: bool) -> None:
+    """Refuse a line whose count of numbers is not the vectors' dimension (the header's, else the first
+    line's), naming it: gensim copies a line's one number across the whole vector, so a cut line
+    would become a word vector of one repeated number.  Fields are counted as gensim splits them
+    (single spaces, trailing whitespace ignored); one pass over the bytes, before the parse."""
+    opener = gzip.open if source.suffix == ".gz" else open
+    dim = int(_first_line(source)[1]) if header else None
+    try:
+        with opener(source, "rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if header and number == 1:
+                    continue
+                found = line.rstrip().count(b" ")
+                dim = found if dim is None else dim
+                if found != dim:
+                    raise DataError.at(source, number, f"{found:,} number(s) after the word where the vectors have "
+                                                       f"{dim:,}: a cut or ragged line; fix or remove it, or pass "
+                                                       "another --embeddings file")
+    except (OSError, EOFError) as exc:
+        raise DataError.at(source, None, f"cannot read the vectors file ({type(exc).__name__}: {exc}); "
+                                         "re-fetch it") from None
 
 
 def _check_header(source: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from .specs import BINARY_LABELS
 from .errors import DataError
 from .fileio import no_surrogates, parse_label, read_csv, text_lines
-from .records import Dataset, Record
+from .records import Dataset, Record, id_problem
 
 # Accepted label spellings (compared lower-cased): 1 = sarcastic.
 LABELS = {"0": 0, "1": 1, "false": 0, "true": 1, "not_sarcastic": 0, "sarcastic": 1}
@@ -73,6 +73,8 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
         record_id = _cell(path, row_no, "id", row["id"]).strip() if "id" in row else f"row-{row_no}"
         if not record_id:
             raise DataError.at(path, row_no, "empty id")
+        if id_problem(record_id):
+            raise DataError.at(path, row_no, id_problem(record_id))
         if record_id in first_row:
             raise DataError.at(path, row_no, f"duplicate id {record_id!r} (first on row {first_row[record_id]})")
         first_row[record_id] = row_no

@@ -135,6 +135,20 @@ def corpus_options(name: str, text_col: str = "text", label_col: str = "label", 
     return {"text_file": Path(text_file) if text_file else None}
 
 
+def refuse_file_options(name: str, text_col: str = "text", label_col: str = "label", split_col: str | None = None,
+                        text_file: str | Path | None = None) -> None:
+    """One line when a file's column options are given for a built-in corpus, which reads its own
+    columns and splits: for a command about one corpus they would do nothing (a study of several
+    corpora passes them to the files among them, :func:`corpus_options`)."""
+    if name not in CORPORA and is_file_corpus(name):
+        return
+    given = [flag for flag, value, default in (("--text-col", text_col, "text"), ("--label-col", label_col, "label"),
+                                                ("--split-col", split_col, None)) if value != default]
+    if given:
+        raise IsarcasmError(f"corpus '{name}' is built in and has its own columns and splits: {', '.join(given)} "
+                            "is for a .csv/.tsv/.jsonl file and would be ignored; leave it out")
+
+
 def require_data_dir(data_dir: Path, name: str = "NAME") -> None:
     """Fail with the ways to get data when the data directory itself is missing."""
     if not data_dir.is_dir():

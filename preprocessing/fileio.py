@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import DataError
+from .limits import GZIP_ENV, parse_size
 
 #: The most a ``.gz`` file may decompress to (bytes): a few kilobytes of gzip can hold gigabytes of
 #: zeros, which would fill the memory before any check sees a row.  ``ISARCASM_MAX_GZIP_BYTES``
@@ -26,8 +27,10 @@ MAX_DECOMPRESSED = 2 << 30
 
 
 def max_decompressed() -> int:
-    value = os.environ.get("ISARCASM_MAX_GZIP_BYTES", "").strip()
-    return int(value) if value.isdigit() else MAX_DECOMPRESSED
+    """:data:`MAX_DECOMPRESSED`, or ``$ISARCASM_MAX_GZIP_BYTES`` when set: a size (``4G``, bytes), a
+    value that is none refused in one line (never ignored for the default)."""
+    value = os.environ.get(GZIP_ENV, "")
+    return parse_size(value, GZIP_ENV) if value.strip() else MAX_DECOMPRESSED
 
 
 class _Bounded(io.RawIOBase):

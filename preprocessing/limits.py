@@ -28,6 +28,10 @@ MAX_RESAMPLES = 100_000
 #: Seconds ``--executor ray --address`` waits for the cluster before giving up: ``$ISARCASM_RAY_TIMEOUT``.
 RAY_TIMEOUT_ENV = "ISARCASM_RAY_TIMEOUT"
 RAY_TIMEOUT_S = 30.0
+#: A day: longer than any cluster takes to answer; above it, Ray's own timers overflow (``1e308``).
+MAX_RAY_TIMEOUT_S = 86_400.0
+#: The most a ``.gz`` file may decompress to: ``$ISARCASM_MAX_GZIP_BYTES`` (a size, as :data:`MEMORY_ENV`).
+GZIP_ENV = "ISARCASM_MAX_GZIP_BYTES"
 #: A ``.keras`` file written by Keras stores its members uncompressed; a member that expands more than
 #: this many times (and past :data:`ZIP_EXPANSION_FLOOR` bytes) is a zip bomb, not a model.
 ZIP_MAX_EXPANSION = 100
@@ -48,8 +52,9 @@ def size(nbytes: float) -> str:
     return f"{nbytes:.1f} PiB"
 
 
-def parse_size(text: str) -> int:
-    """``8G``, ``512M``, ``1.5T`` or a number of bytes; a one-line error for anything else."""
+def parse_size(text: str, variable: str = MEMORY_ENV) -> int:
+    """``8G``, ``512M``, ``1.5T`` or a number of bytes; a one-line error naming the environment
+    ``variable`` it came from for anything else."""
     value = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = value[-1:] if value[-1:] in _UNITS else ""
     try:
@@ -57,7 +62,7 @@ def parse_size(text: str) -> int:
     except ValueError:
         number = -1.0
     if not 0 < number < float("inf"):
-        raise IsarcasmError(f"${MEMORY_ENV}={text!r} is not a size; use e.g. 8G, 512M or a number of bytes")
+        raise IsarcasmError(f"${variable}={text!r} is not a size; use e.g. 8G, 512M or a number of bytes")
     return int(number * _UNITS[unit])
 
 
@@ -118,6 +123,7 @@ def ray_timeout() -> float:
         seconds = float(declared)
     except ValueError:
         seconds = -1.0
-    if not 0 < seconds < float("inf"):
-        raise IsarcasmError(f"${RAY_TIMEOUT_ENV}={declared!r} is not a number of seconds; use e.g. 60")
+    if not 0 < seconds <= MAX_RAY_TIMEOUT_S:
+        raise IsarcasmError(f"${RAY_TIMEOUT_ENV}={declared!r} is not a number of seconds greater than 0 and at "
+                            f"most {MAX_RAY_TIMEOUT_S:,.0f} (a day); use e.g. 60")
     return seconds

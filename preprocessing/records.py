@@ -4,7 +4,21 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import HIDDEN, IsarcasmError
+
+
+def id_problem(record_id: str) -> str | None:
+    """Why ``record_id`` cannot name a text, or None.  An id is the first column of a run's
+    tab-separated predictions.tsv, one line per test text: a TAB would add columns, a line break
+    (or another control character a reader may split at) rows, and the run would score rows that
+    are no text.  Refused where a user's file is read, and again where the run is written."""
+    found = HIDDEN.search(record_id)
+    if found is None:
+        return None
+    character = {"\t": "a TAB", "\n": "a line break", "\r": "a line break"}.get(found.group(),
+                                                                       f"the control character {ascii(found.group())}")
+    return (f"id {ascii(record_id)} holds {character}; ids are written one per line in tab-separated run files: "
+            "remove it from the id")
 
 
 @dataclass(frozen=True, slots=True)  # slots: a large user file's million records, ~40% less memory
@@ -60,6 +74,13 @@ class Dataset:
     def splits(self) -> list[str]:
         """Split names in order of first appearance (train before test in every reader)."""
         return list(dict.fromkeys(r.split for r in self.records))
+
+    def require_context(self, mode: str) -> None:
+        """``--context last`` or ``all`` reads each text's dialogue turns: on a corpus with none, the
+        runs would be the named context variant in name only."""
+        if mode != "none" and not any(r.context for r in self.records):
+            raise IsarcasmError(f"corpus '{self.name}' has no dialogue context, so --context {mode} would read "
+                                "nothing; leave it out (corpora with context: mustard, kocosa)")
 
     def split(self, name: str) -> list[Record]:
         return [r for r in self.records if r.split == name]

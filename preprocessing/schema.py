@@ -11,6 +11,7 @@ key; nothing is silently rounded, clipped or dropped.
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import types
@@ -134,8 +135,7 @@ def from_mapping(cls, data, source: str | Path, ignore_unknown: bool = False):
     declared = {field.name: field for field in fields(cls)}
     unknown = sorted(str(key) for key in data if key not in declared)
     if unknown and not ignore_unknown:
-        raise DataError.at(source, None, f"unknown setting(s) {', '.join(unknown)} "
-                                         f"(known: {', '.join(sorted(declared))})")
+        raise DataError.at(source, None, f"unknown setting(s) {', '.join(unknown)} ({nearest(unknown[0], declared)})")
     values = {}
     for name, value in data.items():
         if name not in declared:
@@ -146,6 +146,14 @@ def from_mapping(cls, data, source: str | Path, ignore_unknown: bool = False):
         float_only = kinds(cls, name) == {float}
         values[name] = float(value) if float_only and isinstance(value, int) else value
     return cls(**values)
+
+
+def nearest(name: str, known) -> str:
+    """``did you mean 'epochs'?`` for the known name closest to a misspelled ``name`` (case ignored:
+    ``Train`` is ``train`` misspelled, never a second table), else ``known: ...`` listing them all."""
+    by_lower = {str(key).lower(): str(key) for key in known}
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f"did you mean '{by_lower[close[0]]}'?" if close else f"known: {', '.join(sorted(by_lower.values()))}"
 
 
 def checked(cls, name: str, value, source: str | Path, key: str | None = None):

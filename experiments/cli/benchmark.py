@@ -62,8 +62,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
     """
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    result = run_cross(split_list(models) or classic_models(), split_list(corpora) or list(CORPORA),
-                       seed_list(seeds, quick), settings)
+    result = run_cross(split_list(models, "--models") or classic_models(),
+                       split_list(corpora, "--corpora") or list(CORPORA), seed_list(seeds, quick), settings)
     click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
     click.echo(f"heatmaps: {Path(results_dir, result['experiment'])}/heatmap-<model>.png")
 
@@ -114,7 +114,8 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     config = train_config(options, quick)  # the rest are corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     request = BenchmarkRequest(model, names, seed_list(seeds, quick),
-                               None if against == "all" else split_list(against), split_list(corpora),
+                               None if against == "all" else split_list(against, "--against"),
+                               split_list(corpora, "--corpora"),
                                method, resamples)
     result = run_benchmark(request, settings, _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))

@@ -21,7 +21,7 @@ from experiments.runs.protocol import QUICK, TrainConfig
 from experiments.runs.store import writable_folder
 from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
-from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.corpora import corpus_options, load_corpus, refuse_file_options
 from preprocessing.errors import IsarcasmError, json_shown
 from preprocessing.fileio import surrogate_at, surrogate_problem
 from preprocessing.limits import MAX_SEEDS
@@ -44,7 +44,9 @@ def file_corpus_options(func):
 
 def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col: str = "label",
                 split_col: str | None = None, text_file: str | None = None) -> Dataset:
-    """Load a corpus by name or path with the file-corpus options applied where they matter."""
+    """Load a corpus by name or path with the file-corpus options applied where they matter (given
+    for a built-in corpus, they are refused: nothing would read them)."""
+    refuse_file_options(name, text_col, label_col, split_col, text_file)
     return load_corpus(name, data_dir(ctx), **corpus_options(name, text_col, label_col, split_col, text_file))
 
 
@@ -120,9 +122,16 @@ EXECUTORS = ("local", "ray")
 EXECUTOR_OPTIONS = ("executor_kind", "address", "cpus_per_run", "gpus_per_run")
 
 
-def split_list(value: str | None) -> list[str] | None:
-    """``"a, b,c"`` -> ``["a", "b", "c"]``; None or empty -> None (the command's default)."""
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+def split_list(value: str | None, option: str) -> list[str] | None:
+    """``"a, b,c"`` -> ``["a", "b", "c"]``; None (``option`` not given) -> None, the command's default.
+    Given, it must name something: ``--corpora ,`` is refused, never read as "all corpora"."""
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise IsarcasmError(f"{option} {value!r} names nothing: give comma-separated names, or leave {option} out "
+                            "for the default")
+    return names
 
 
 def seeds_option(func):
@@ -205,7 +214,16 @@ def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None
                        if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
         values.update({f.name: getattr(protocol, f.name) for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS})
     config = TrainConfig(**values)
-    return replace(config, **QUICK) if quick else config
+    if not quick:
+        return config
+    ctx = click.get_current_context(silent=True)
+    overridden = [name for name in QUICK if name in TRAIN_OPTIONS and ctx is not None
+                  and ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+    if overridden:
+        flags = ", ".join("--" + name.replace("_", "-") for name in overridden)
+        raise IsarcasmError(f"--quick sets {', '.join(f'{k} {v}' for k, v in QUICK.items())}: give {flags} or "
+                            "--quick, not both")
+    return replace(config, **QUICK)
 
 
 def study_settings(ctx: click.Context, config: TrainConfig, options: dict, output_dir: str, results_dir: str,

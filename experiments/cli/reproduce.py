@@ -56,7 +56,7 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
 
     Finished runs are reused, so an interrupted reproduction resumes.
     """
-    spec = load_experiment(experiment).select(split_list(models), split_list(corpora))
+    spec = load_experiment(experiment).select(split_list(models, "--models"), split_list(corpora, "--corpora"))
     config = replace(train_config(options, quick, spec.protocol()), **PROTOCOLS[protocol])  # the rest: corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []

@@ -24,7 +24,7 @@ from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import FAILED, run_dir, writable_folder
+from experiments.runs.store import FAILED, run_dir, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.errors import IsarcasmError, shown
 from preprocessing.fileio import text_lines
@@ -47,9 +47,11 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     """
     from experiments.runs.training import train_run  # loads TensorFlow: only when a command trains
 
+    safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
     config = train_config(options, quick)
     preprocess_given = pop_preprocess_options(options)
     dataset = open_corpus(ctx, corpus, **options)
+    dataset.require_context(config.context)
     preprocess = config_from_options(preprocess_given, dataset.language)
     directory = run_dir(writable_folder(Path(output_dir), "--output-dir"),
                         experiment_name(experiment, config, preprocess=preprocess), corpus, model, seed)

@@ -69,10 +69,12 @@ def _runs(cell: dict) -> list[Path]:
             if (Path(r) / METRICS).is_file() and (Path(r) / PREDICTIONS).is_file()]
 
 
-def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path:
+def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path | None:
     """One panel per metric: ours (mean ± std over seeds) beside the iSarcasm implementation and published values."""
     plt = _pyplot()
     metrics = list(dict.fromkeys(m for cell in cells for m in shown_metrics(cell)))
+    if not metrics:
+        return None  # every run of every cell failed: nothing to draw (the report's table says so)
     columns = min(2, len(metrics))
     rows = -(-len(metrics) // columns)
     figure, axes = plt.subplots(rows, columns, figsize=(max(4.5, 0.9 * len(cells) + 1.5) * columns, 3.6 * rows),
@@ -85,6 +87,9 @@ def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path:
         for index, (label, values, errors) in enumerate(series):
             axis.bar(x + (index - (len(series) - 1) / 2) * width, values, width * 0.95, color=COLOURS[label],
                      label=label, yerr=errors if any(errors) else None, capsize=3)
+        for index, cell in enumerate(cells):
+            if metric not in cell["metrics"] and cell.get("failed_runs"):
+                axis.text(index, 0.02, "runs failed", rotation=90, ha="center", va="bottom", fontsize=8)
         axis.set_title(METRIC_LABELS.get(metric, metric))
         axis.set_xticks(x, [c["model"] for c in cells], rotation=30, ha="right")
         axis.set_ylim(0, 1)
@@ -314,7 +319,8 @@ def write_html_report(result: dict, text: str, sections: list, folder: Path) -> 
         for title, path in figures:
             body.append(f"<h3>{html.escape(title)}</h3>")
             body.append(f'<p><img src="{html.escape(path.name)}" alt="{html.escape(title)}"></p>' if path else
-                        "<p><em>No data: the run directories (or their predictions/history) were not found.</em></p>")
+                        "<p><em>No data: no finished run (see the failed runs above), or the run directories (or their "
+                        "predictions/history) were not found.</em></p>")
     page = ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(result.get('title', result['experiment']))}</title>"
             "<style>body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em}"

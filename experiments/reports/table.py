@@ -136,6 +136,9 @@ def comparison_markdown(base: dict, other: dict) -> str:
              "scored higher.", "",
              f"| corpus | model | metric | {a} | {b} | Δ | higher in |", "|---|---|---|---|---|---|---|"]
     for mine, their in shared:
+        if not (mine["metrics"] and their["metrics"]):  # a side whose every run failed: said, not left out
+            lines.append(f"| {mine['corpus']} | {mine['model']} | — | {_failed_or_none(mine)} | "
+                         f"{_failed_or_none(their)} | | |")
         for metric in shown_metrics(mine, base.get("shown_metrics", [])):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
@@ -143,6 +146,14 @@ def comparison_markdown(base: dict, other: dict) -> str:
                              f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} | "
                              f"{_paired_wins(mine, their, metric)} |")
     return "\n".join(lines) + "\n"
+
+
+def _failed_or_none(cell: dict) -> str:
+    """A side of a comparison row that has nothing to compare with: its failure note (every run
+    failed), or how many runs it has."""
+    if not cell["metrics"]:
+        return f"{failure_note(cell) or 'no run'}; no mean"
+    return f"{len(next(iter(cell['metrics'].values()))['values'])} run(s), nothing to compare with"
 
 
 def run_ids(cell: dict) -> list[tuple[int, int | None]]:
@@ -236,11 +247,15 @@ def _reuse(result: dict) -> str:
 
 
 def results_csv(result: dict) -> str:
-    """One row per (cell, metric): mean, std, number of runs, and the reference numbers."""
+    """One row per (cell, metric): mean, std, number of runs, and the reference numbers; a cell whose
+    every run failed is one row whose mean is ``failed`` (a reader of numbers stops there, never
+    takes an empty cell for a missing metric)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
     for cell in result["cells"]:
+        if not cell["metrics"] and cell.get("failed_runs"):  # every run failed: a row that says so, no number
+            writer.writerow([cell["corpus"], cell["model"], "", "failed", "", 0, "", ""])
         for metric, stats in cell["metrics"].items():
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
             writer.writerow([cell["corpus"], cell["model"], metric, f"{stats['mean']:.4f}", f"{stats['std']:.4f}",

@@ -222,14 +222,30 @@ def fold_records(dataset: Dataset, fold: int) -> tuple[list[Record], list[Record
     return [by_id[i] for i in chosen.train_ids], [by_id[i] for i in chosen.test_ids]
 
 
+#: A corpus' own validation split, by name (a user file's ``--split-col`` may say either), and how a run
+#: records its source.
+VALIDATION_SPLITS = {"dev": "official dev split", "validation": "the corpus' own validation split"}
+
+
+def _every_split_used(dataset: Dataset, used: list[str | None]) -> None:
+    """A split no run reads (a user file's ``val``, or ``validation`` beside ``dev``) would be dropped
+    without a word: refused in one line instead."""
+    unused = [name for name in dataset.splits if name not in used]
+    if unused:
+        raise IsarcasmError(f"corpus '{dataset.name}': split(s) {', '.join(map(repr, unused))} would be unused: a "
+                            f"run reads train, test and one of {' or '.join(VALIDATION_SPLITS)} for validation; "
+                            "rename or remove those rows")
+
+
 def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
                 max_train: int | None = None, fold: int | None = None) -> Splits:
     """Train / validation / test for one run.
 
     Training data is the ``train`` split (or the first split, e.g. KoCoSa's
-    ``dev`` where no train split is public).  Validation is the official
-    ``dev`` split when a corpus has both, else a stratified slice of training
-    data drawn with the run's seed.  With ``fold`` (0-based), the corpus'
+    ``dev`` where no train split is public).  Validation is the corpus' own
+    ``dev`` (or, in a user's file, ``validation``) split when it has one beside
+    ``train``, else a stratified slice of training data drawn with the run's
+    seed.  A split none of these reads is refused, never dropped.  With ``fold`` (0-based), the corpus'
     official cross-validation fold gives train and test instead of its splits.
     """
 
@@ -249,8 +265,11 @@ def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
         raise IsarcasmError(
             f"corpus '{dataset.name}' has no text for {missing_text} records; supply it with --text-file ID<TAB>TEXT"
         )
-    if train_name == "train" and "dev" in splits:
-        validation, source = dataset.split("dev"), "official dev split"
+    held_out = next((name for name in VALIDATION_SPLITS if name in splits), None) if train_name == "train" else None
+    if fold is None:
+        _every_split_used(dataset, [train_name, held_out, "test"])
+    if held_out:
+        validation, source = dataset.split(held_out), VALIDATION_SPLITS[held_out]
     else:
         labels = [r.label for r in train]
         try:

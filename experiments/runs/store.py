@@ -39,6 +39,7 @@ from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import usual_mode
+from preprocessing.records import id_problem
 
 #: Where a results file goes when a later invocation writes the same experiment's results.
 PREVIOUS = "previous"
@@ -388,11 +389,18 @@ class Predictions:
 
 
 def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
-    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary).
+    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary): one
+    line per test text, so every id is checked first (:func:`~preprocessing.records.id_problem`).
 
     ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
     second column is ``gold_labels``, the gold label indices joined by ``|``.
     """
+    if not len(ids) == len(gold) == len(probabilities):
+        raise IsarcasmError(f"predictions for {len(probabilities)} texts with {len(ids)} ids and {len(gold)} gold labels: "
+                            "each test text is one row")
+    wrong = next(filter(None, map(id_problem, ids)), None)
+    if wrong:
+        raise IsarcasmError(wrong)
     header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
     lines = ["\t".join(header)]
     for id_, target, row in zip(ids, gold, probabilities):
@@ -403,8 +411,8 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
 
 def read_predictions(path: Path) -> Predictions:
     """Read a ``predictions.tsv`` (id, gold, prob_0, prob_1, ...) of a single-label run."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+    try:  # lines end in \n as written (never split at \x1c or U+2028 as str.splitlines would)
+        lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
     except FileNotFoundError:
         raise IsarcasmError(f"{path} not found (a finished run has {PREDICTIONS})") from None
     header = lines[0].split("\t") if lines else []
@@ -423,7 +431,21 @@ def read_predictions(path: Path) -> Predictions:
         except ValueError:
             raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
         ids.append(fields[0])
+    _one_row_per_test_text(path, len(ids))
     return Predictions(path, ids, np.asarray(gold), np.asarray(probabilities, dtype=float).reshape(len(ids), -1))
+
+
+def _one_row_per_test_text(path: Path, rows: int) -> None:
+    """A run's predictions hold one row per test text, as many as its config.json counted when it was
+    trained; else the file was damaged (or written by a version whose ids could break it), and no
+    report may score rows that are no text."""
+    try:
+        expected = json.loads((path.parent / CONFIG).read_text(encoding="utf-8"))["splits"]["test"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # no config.json with the test size beside it (an evaluation's file): nothing to compare
+    if rows != expected:
+        raise IsarcasmError(f"{path.parent}: {PREDICTIONS} holds {rows} rows for {expected} test texts (its "
+                            f"{CONFIG}); the run is damaged: train it again with --force")
 
 
 def history_csv(history: dict) -> str:

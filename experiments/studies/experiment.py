@@ -8,17 +8,33 @@ to any TOML file with the same layout works too.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from experiments.runs.metrics import METRICS
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import safe_name
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import IsarcasmError, shown
 from preprocessing.fileio import require_file
+from preprocessing.schema import nearest
 
 TABLES = Path(__file__).resolve().parent / "tables"
 HUMAN = "manual-labelling"
+
+#: What an experiment file may hold, each key with its type, declared once: the file's top level, a
+#: cell, a cell's ``published`` table (the ``[train]`` table's keys are TrainConfig's fields).  Any
+#: other key, in any case, is refused in one line with the nearest known name: a key that is read
+#: nowhere would leave a results file that looks as if it had been used.
+FILE_KEYS = {"name": str, "title": str, "source": str, "metrics": list, "cells": list, "train": dict}
+CELL_KEYS = {"corpus": str, "model": str, "note": str, "folds": bool, "published": dict, "isarcasm_impl": dict}
+PUBLISHED_KEYS = {"metric": str, "value": float, "source": str}
+#: Keys that name a command-line option rather than anything a file sets.
+COMMAND_LINE = {"seeds": "--seeds", "seed": "--seeds", "models": "--models", "corpora": "--corpora",
+                "protocol": "--protocol"}
+#: A training setting's names (its field's, its flag's: ``lr``) -> its key in the [train] table, which
+#: sets it for every cell.
+TRAIN_NAMES = {name: f.name for f in fields(TrainConfig)
+               for name in (f.name, (f.metadata["flag"] or "").lstrip("-").replace("-", "_")) if name}
 
 
 @dataclass(frozen=True)
@@ -94,9 +110,11 @@ def load_experiment(name_or_path: str) -> Experiment:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise IsarcasmError(f"{path}: not a valid TOML file ({exc})") from None
     where = str(path)
+    _known_keys(where, raw, FILE_KEYS)
     cells = tuple(_cell(path, i, c) for i, c in enumerate(_typed(where, raw, "cells", list, []), start=1))
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
+    _no_repeated_cell(path, cells)
     name = _typed(where, raw, "name", str, path.stem)
     safe_name(name, f"{path}: experiment name")  # it names folders and files of the stores
     return Experiment(name, _typed(where, raw, "title", str, path.stem), _typed(where, raw, "source", str, ""),
@@ -104,13 +122,40 @@ def load_experiment(name_or_path: str) -> Experiment:
                       tuple(_metric(f"{path}: metrics", m) for m in _typed(where, raw, "metrics", list, [])))
 
 
+def _known_keys(where: str, raw: dict, declared: dict[str, type]) -> None:
+    """Every key of ``raw`` is one of ``declared`` and holds its type; else one line naming the key and
+    what to write instead."""
+    for key in raw:
+        if key in declared:
+            _typed(where, raw, key, declared[key], None)
+            continue
+        normal, named = str(key).lower().replace("-", "_"), shown(str(key))
+        if normal in COMMAND_LINE:
+            raise IsarcasmError(f"{where}: '{named}' is not read from an experiment file; give it on the command "
+                                f"line ({COMMAND_LINE[normal]})")
+        if normal in TRAIN_NAMES:
+            raise IsarcasmError(f"{where}: '{named}' is a training setting; put it in the file's [train] table as "
+                                f"{TRAIN_NAMES[normal]} (it applies to every cell)")
+        raise IsarcasmError(f"{where}: unknown key '{named}' ({shown(nearest(key, declared))})")
+
+
 def _typed(where: str, raw: dict, key: str, kind: type, default):
     """``raw[key]`` when it is a ``kind`` (``default`` when absent); else one line naming the key."""
     value = raw.get(key, default)
-    if not isinstance(value, kind):
-        wanted = {list: "a list", dict: "a table", str: "a string", bool: "true or false"}[kind]
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not (number if kind is float else isinstance(value, kind)):
+        wanted = {list: "a list", dict: "a table", str: "a string", bool: "true or false", float: "a number"}[kind]
         raise IsarcasmError(f"{where}: '{key}' must be {wanted}, not {value!r}")
     return value
+
+
+def _no_repeated_cell(path: Path, cells: tuple["Cell", ...]) -> None:
+    """A (corpus, model) pair listed twice would train and report the same runs twice."""
+    first: dict[str, int] = {}
+    for number, cell in enumerate(cells, start=1):
+        if cell.key in first:
+            raise IsarcasmError(f"{path}: cell {number}: {cell.key} is listed twice (first as cell {first[cell.key]})")
+        first[cell.key] = number
 
 
 def _train(path: Path, raw: dict) -> tuple[tuple[str, object], ...]:
@@ -127,11 +172,13 @@ def _cell(path: Path, number: int, raw) -> Cell:
     where = f"{path}: cell {number}"
     if not isinstance(raw, dict):
         raise IsarcasmError(f"{where}: must be a table ([[cells]] with corpus and model), not {raw!r}")
-    if "corpus" not in raw or "model" not in raw:
+    _known_keys(where, raw, CELL_KEYS)
+    if not raw.get("corpus") or not raw.get("model"):
         raise IsarcasmError(f"{where}: needs both 'corpus' and 'model'")
     references = []
     if "published" in raw:
         published = _typed(where, raw, "published", dict, {})
+        _known_keys(f"{where}: published", published, PUBLISHED_KEYS)
         references.append(Reference("published", _metric(where, published.get("metric")),
                                     _value(where, "published value", published.get("value")),
                                     _typed(where, published, "source", str, "")))

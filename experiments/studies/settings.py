@@ -92,6 +92,8 @@ class Settings:
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
+        if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
+            self.dataset(run.corpus).require_context(run.train.context)
         return RunTask(run, self.store.place(experiment, run), self.data_dir,
                        tuple(sorted(self.corpus_options(run.corpus).items())),
                        RunOptions(force=self.force, tensorboard=self.tensorboard))

@@ -142,7 +142,11 @@ def _truncated_gz() -> bytes:
 
 @pytest.mark.parametrize("name, content, problem", [
     ("letters.txt", b"the 0.1 0.2\ncat x 0.3\n", "could not convert string to float"),
-    ("long.txt", b"the 0.1 0.2\ncat 0.1 0.2 0.3 0.4\n", "not a readable GloVe/word2vec text file"),
+    ("long.txt", b"the 0.1 0.2\ncat 0.1 0.2 0.3 0.4\n", r"long.txt:2: 4 number\(s\) after the word where the vectors "
+                                                          "have 2: a cut or ragged line"),
+    # gensim would copy a line's one number across the vector: [0.5, 0.5, 0.5]
+    ("short.txt", b"the 0.1 0.2 0.3\ncat 0.5\ndog 0.1 0.2 0.3\n", r"short.txt:2: 1 number\(s\) after the word"),
+    ("short-header.txt", b"2 3\nthe 0.1 0.2 0.3\ncat 0.5\n", r"short-header.txt:3: 1 number\(s\) .* have 3"),
     ("words.txt", b"the\ncat\n", "no numbers after the first word"),
     ("empty.txt", b"", "empty first line"),
     ("latin1.txt", b"caf\xe9 0.1 0.2\n", "UnicodeDecodeError"),

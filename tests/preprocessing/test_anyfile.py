@@ -49,6 +49,11 @@ BAD_FILES = [
     ("bad.jsonl", b'{"text": "a", "label": 1}\n{"text": \n', {}, r"bad.jsonl:2: invalid JSON"),
     ("keys.jsonl", b'{"text": "a"}\n', {}, r"keys.jsonl:1: missing key\(s\) label"),
     ("notes.txt", b"text,label\na,1\n", {}, r"notes.txt: unsupported file type .txt"),
+    # an id is one line of the tab-separated run files: a TAB, a line break or a control character would break them
+    ("tab.csv", b'id,text,label\nx,a,1\n"y\tz",b,0\n', {}, r"tab.csv:3: id 'y\\tz' holds a TAB; ids are written"),
+    ("line.csv", b'id,text,label\n"x\ny",a,1\n', {}, r"line.csv:2: id 'x\\ny' holds a line break"),
+    ("ctrl.jsonl", b'{"id": "a\\u001cb", "text": "a", "label": 1}\n', {},
+     r"ctrl.jsonl:1: id 'a\\x1cb' holds the control character '\\x1c'"),
 ]
 
 

@@ -36,7 +36,7 @@ CELL = "[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n"
     ("cells = [5]\n", "cell 1: must be a table"),
     ("[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\npublished = 'x'\n", "cell 1: 'published' must be a table, not 'x'"),
     ("[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\npublished = {metric = 'f1_macro', value = 'x'}\n",
-     "published value must be a number between 0 and 1, not 'x'"),
+     "published: 'value' must be a number, not 'x'"),
     ("[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\nisarcasm_impl = {f1_macro = 67.3}\n",
      "f1_macro must be a number between 0 and 1, not 67.3"),
     ("[[cells]]\ncorpus = 5\nmodel = 'cnn'\n", "'corpus' must be a string, not 5"),
@@ -54,6 +54,25 @@ CELL = "[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n"
     ("[train]\nlearning_rate = nan\n" + CELL, r"\[train\]: learning_rate must be a number greater than 0, not nan"),
     ("[train]\nclip_global_norm = -1\n" + CELL, r"\[train\]: clip_global_norm must be a number greater than 0"),
     ("[train]\nembeddings = 5\n" + CELL, r"\[train\]: embeddings must be a string, not 5"),
+    # a table or key the format does not declare, in any case: the nearest known name
+    ("[Train]\nthreshold = 0.2\n" + CELL, "exp.toml: unknown key 'Train' \\(did you mean 'train'\\?\\)"),
+    ("[TRAIN]\nepochs = 2\n" + CELL, "unknown key 'TRAIN' \\(did you mean 'train'\\?\\)"),
+    ("metrcs = ['f1_macro']\n" + CELL, "exp.toml: unknown key 'metrcs' \\(did you mean 'metrics'\\?\\)"),
+    ("Title = 't'\n" + CELL, "unknown key 'Title' \\(did you mean 'title'\\?\\)"),
+    ("colour = 'red'\n" + CELL, "unknown key 'colour' \\(known: cells, metrics, name, source, title, train\\)"),
+    (CELL + "Corpus = 'ptacek'\n", "exp.toml: cell 1: unknown key 'Corpus' \\(did you mean 'corpus'\\?\\)"),
+    (CELL + "published = { metric = 'f1_macro', value = 0.5, sorce = 'x' }\n",
+     "cell 1: published: unknown key 'sorce' \\(did you mean 'source'\\?\\)"),
+    # options of the command line, and training settings outside [train]
+    ("seeds = [1, 2]\n" + CELL, "exp.toml: 'seeds' is not read from an experiment file; .*\\(--seeds\\)"),
+    ("epochs = 3\n" + CELL, "exp.toml: 'epochs' is a training setting; put it in the file's \\[train\\] table"),
+    (CELL + "threshold = 0.2\n", "cell 1: 'threshold' is a training setting; .*\\[train\\] table as threshold"),
+    (CELL + "epochs = 1\n", "cell 1: 'epochs' is a training setting"),
+    (CELL + "lr = 0.01\n", "cell 1: 'lr' is a training setting; .*as learning_rate"),
+    # wrong types, empty names, a cell twice
+    (CELL + "published = { metric = 'f1_macro', value = 1.5 }\n", "published value must be a number between 0 and 1"),
+    ("[[cells]]\ncorpus = ''\nmodel = 'cnn'\n", "cell 1: needs both 'corpus' and 'model'"),
+    (CELL + CELL, "cell 2: riloff/cnn is listed twice \\(first as cell 1\\)"),
 ])
 def test_an_experiment_file_value_that_cannot_be_honoured_is_one_line(tmp_path, content, message):
     path = tmp_path / "exp.toml"

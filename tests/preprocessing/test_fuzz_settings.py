@@ -24,7 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 from experiments.runs.inference import run_config  # noqa: E402
 from experiments.runs.inputs import ModelInputs  # noqa: E402
 from experiments.runs.protocol import TrainConfig  # noqa: E402
-from experiments.studies.experiment import load_experiment  # noqa: E402
+from experiments.studies.experiment import CELL_KEYS, FILE_KEYS, PUBLISHED_KEYS, load_experiment  # noqa: E402
 from preprocessing.config import PreprocessConfig  # noqa: E402
 from preprocessing.errors import IsarcasmError  # noqa: E402
 from preprocessing.pipeline import Preprocessor  # noqa: E402
@@ -156,6 +156,42 @@ def test_any_experiment_file_loads_or_is_refused_in_one_line(tmp_path_factory, t
     assert len(experiment.cells) == len(top["cells"])
     for cell, raw in zip(experiment.cells, top["cells"]):
         assert (cell.corpus, cell.model, cell.folds) == (raw["corpus"], raw["model"], raw.get("folds", False))
+
+
+#: Keys near the declared ones: each in other cases, with a letter dropped, training settings and
+#: options out of place, and made-up names.
+def _near(declared) -> st.SearchStrategy:
+    return st.sampled_from(sorted(declared)).flatmap(lambda key: st.sampled_from(
+        [key.upper(), key.capitalize(), key[:-1], key + "s", key.replace("_", "-")]))
+
+
+stray_keys = st.one_of(_near(FILE_KEYS), _near(CELL_KEYS), _near(PUBLISHED_KEYS),
+                       st.sampled_from(["lr", "epochs", "threshold", "seeds", "models", "Learning_Rate"]),
+                       st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=10))
+LEVELS = {"top": FILE_KEYS, "cell": CELL_KEYS, "published": PUBLISHED_KEYS}
+
+
+@FILE_EXAMPLES
+@given(key=stray_keys, level=st.sampled_from(sorted(LEVELS)), value=st.one_of(scalars, st.just(0.2)))
+def test_a_key_an_experiment_file_does_not_declare_is_refused_naming_it(tmp_path_factory, key, level, value):
+    """Wherever it stands, a key that is not declared there is refused in one line naming it (and the
+    declared key it is a case of); a declared key is read (never a key silently ignored)."""
+    path = tmp_path_factory.mktemp("exp") / "exp.toml"
+    stray = f"{json.dumps(key)} = {toml_value(value)}"
+    top, cell, published = [stray] if level == "top" else [], [stray] if level == "cell" else [], \
+        [stray] if level == "published" else []
+    path.write_text("\n".join([*top, "[[cells]]", "corpus = 'riloff'", "model = 'cnn'", *cell,
+                               "[cells.published]", "metric = 'f1_macro'", "value = 0.5", *published]) + "\n")
+    if key in LEVELS[level] or (level == "published" and key in ("metric", "value")):
+        return  # a declared key (checked by the other properties); a repeated one is not valid TOML
+    try:
+        load_experiment(str(path))
+    except Exception as error:  # noqa: BLE001
+        one_line_naming(error, path, [key])
+        same_but_case = [k for k in LEVELS[level] if k.lower() == key.lower()]
+        assert all(f"'{k}'" in str(error) for k in same_but_case), (str(error), same_but_case)
+        return
+    raise AssertionError(f"{key!r} in the {level} table was accepted")
 
 
 config_tables = tables(PreprocessConfig, ["stemming"])

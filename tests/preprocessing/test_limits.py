@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -164,6 +165,31 @@ def test_a_memory_budget_from_the_environment_is_a_size(monkeypatch):
     for wrong in ("lots", "-1G", "nanG", "0"):
         with pytest.raises(IsarcasmError, match="is not a size"):
             parse_size(wrong)
+
+
+@pytest.mark.parametrize("value", ["1e308", "inf", "0", "-5", "soon", "86401"])
+def test_a_ray_timeout_beyond_a_day_or_no_number_is_refused_in_one_line(monkeypatch, value):
+    from preprocessing.limits import ray_timeout
+
+    monkeypatch.setenv(RAY_TIMEOUT_ENV, value)
+    with pytest.raises(IsarcasmError, match=f"ISARCASM_RAY_TIMEOUT='{value}' is not a number of seconds greater "
+                                            "than 0 and at most 86,400"):
+        ray_timeout()
+    monkeypatch.setenv(RAY_TIMEOUT_ENV, "86400")
+    assert ray_timeout() == 86_400
+
+
+def test_a_malformed_gzip_limit_is_refused_not_ignored(monkeypatch):
+    from preprocessing.fileio import MAX_DECOMPRESSED, max_decompressed
+
+    for wrong in ("lots", "2GB!", "-1", "0"):
+        monkeypatch.setenv("ISARCASM_MAX_GZIP_BYTES", wrong)
+        with pytest.raises(IsarcasmError, match=f"ISARCASM_MAX_GZIP_BYTES='{re.escape(wrong)}' is not a size"):
+            max_decompressed()
+    monkeypatch.setenv("ISARCASM_MAX_GZIP_BYTES", "4G")
+    assert max_decompressed() == 4 << 30
+    monkeypatch.setenv("ISARCASM_MAX_GZIP_BYTES", "")
+    assert max_decompressed() == MAX_DECOMPRESSED
 
 
 def test_jobs_beyond_the_cores_are_capped_in_one_line(caplog):

@@ -69,7 +69,7 @@ def test_report_html_draws_every_figure_and_links_it(tmp_path):
         assert pixels.ndim == 3 and pixels.shape[0] > 200 and pixels.shape[1] > 300
         assert pixels[..., :3].std() > 0.05  # something was drawn, not a blank canvas
     # The corpus whose runs are gone gets its bar chart (from the results file) and a note for the rest.
-    assert page.count("No data: the run directories") == 3
+    assert page.count("No data: no finished run") == 3
     # The markdown report is part of the page, its table as an HTML table.
     assert "<h1>Toy table</h1>" in page and "<th>iSarcasm impl.</th>" in page
     assert "<td>toy</td>\n<td>lstm</td>\n<td>f1_sarcastic</td>" in page
@@ -135,3 +135,20 @@ def test_bar_chart_title_says_whether_reference_numbers_are_drawn(tmp_path, monk
     plots.reference_bars("toy", bare, tmp_path / "without.png")
     assert titles == ["toy: ours (mean ± std over seeds) and the reference numbers",
                       "toy: ours (mean ± std over seeds) (no reference numbers for this corpus)"]
+
+
+def test_a_cell_whose_every_run_failed_is_reported_as_failed_not_drawn_or_left_out(tmp_path):
+    """[train] learning_rate = 1e30: every run diverges; the table, the csv and the page say so."""
+    from experiments.reports.table import results_csv
+
+    cell = aggregate(Cell("toy", "cnn"), [], [], [0])
+    cell["failed_runs"] = [{"seed": 0, "fold": None, "run": "r", "reason": "non-finite loss (nan) in epoch 1"}]
+    result = {"experiment": "failed", "title": "Failed", "source": "tests", "seeds": [0], "git_commit": "abc",
+              "wall_seconds": 1, "compute_seconds": 0, "cells": [cell]}
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "failed.json").write_text(json.dumps(result))
+    outcome = CliRunner().invoke(main, ["report", "failed", "--results-dir", str(tmp_path / "results"), "--html"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "1 of 1 seeds failed: non-finite loss (nan) in epoch 1; no mean" in outcome.output
+    assert results_csv(result).splitlines()[1] == "toy,cnn,,failed,,0,,"
+    assert "No data: no finished run" in (tmp_path / "results" / "failed" / "index.html").read_text()

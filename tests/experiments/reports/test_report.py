@@ -89,6 +89,11 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     # A cell that stores its runs' seed and fold is paired by them, whatever its paths say.
     base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
     assert "| +0.017 | 2/3 |" in comparison_markdown(base, variant)
+    # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
+    failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
+    text = comparison_markdown(base, {**variant, "cells": [failed]})
+    assert ("| riloff | lstm | — | 3 run(s), nothing to compare with | 1 of 1 seeds failed: non-finite loss; "
+            "no mean | | |") in text
     variant["cells"][0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)

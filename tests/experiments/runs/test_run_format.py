@@ -49,3 +49,24 @@ def test_an_old_run_loads_and_predicts_what_it_predicted_then(old_store):
     saved = read_predictions(Path("run") / "predictions.tsv")
     texts = {r.id: r.text for r in old_store.split("test")}
     np.testing.assert_allclose(run.probabilities([texts[i] for i in saved.ids]), saved.probabilities, atol=1e-5)
+
+
+def test_predictions_are_one_row_per_test_text_when_written_and_when_read(tmp_path):
+    """An id holding a TAB or a line break is refused before it is written; a predictions.tsv with more
+    (or fewer) rows than the run's test texts is refused when read, naming the run folder."""
+    from experiments.runs.store import predictions_tsv
+    from preprocessing.errors import IsarcasmError
+
+    gold, probabilities = np.eye(2)[[1, 0]], np.array([[0.2, 0.8], [0.6, 0.4]])
+    for bad, what in (("a\tb", "a TAB"), ("a\nb", "a line break"), ("a\u2028b", "the control character")):
+        with pytest.raises(IsarcasmError, match=f"holds {what}"):
+            predictions_tsv(["t0", bad], gold, probabilities, multi_label=False)
+    with pytest.raises(IsarcasmError, match="predictions for 2 texts with 1 ids"):
+        predictions_tsv(["t0"], gold, probabilities, multi_label=False)
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "run-094c709", run)
+    assert len(read_predictions(run / "predictions.tsv").ids) == 40  # the committed run reads as it did
+    lines = (run / "predictions.tsv").read_text().splitlines()
+    (run / "predictions.tsv").write_text("\n".join(lines + [lines[-1].replace("test", "x", 1)]) + "\n")
+    with pytest.raises(IsarcasmError, match=f"^{run}: predictions.tsv holds 41 rows for 40 test texts"):
+        read_predictions(run / "predictions.tsv")

@@ -42,7 +42,8 @@ def test_select_filters_and_rejects_unknown_names():
     ("[[cells]]\ncorpus = 'riloff'\n", "needs both"),
     ("[[cells]]\ncorpus='a'\nmodel='b'\nisarcasm_impl = { f2 = 0.5 }\n", "unknown metric"),
     ("[[cells]\n", "not a valid TOML"),
-    ("[train]\nepoch = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) epoch"),
+    ("[train]\nepoch = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) epoch \\(did you mean 'epochs'"),
+    ("[train]\nEpochs = 3\n[[cells]]\ncorpus='a'\nmodel='b'\n", "unknown setting\\(s\\) Epochs \\(did you mean 'epochs'"),
     ("[train]\ncontext = 'both'\n[[cells]]\ncorpus='a'\nmodel='b'\n",
      "\\[train\\]: context must be one of none, last, all, not 'both'"),
 ])
@@ -188,3 +189,12 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
                        max_train=50)
     assert recorded_hash(run) == expected_hash(RunSpec(dataset.name, "cnn", 0, used), dataset, tmp_path) != \
         expected_hash(RunSpec(dataset.name, "cnn", 0, fast), dataset, tmp_path)
+
+
+def test_reproduce_refuses_a_misspelled_table_before_any_run(tmp_path):
+    path = tmp_path / "exp.toml"
+    path.write_text("[Train]\nthreshold = 0.2\n[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n")
+    result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path), "--seeds", "1",
+                                       "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
+    assert result.exit_code == 1 and "unknown key 'Train' (did you mean 'train'?)" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "res").exists()
