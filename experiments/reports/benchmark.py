@@ -104,7 +104,8 @@ def benchmark_summary(result: dict) -> list[str]:
          "peak memory, the peak resident memory of the process that ran a run, from the "
          "run's start (it includes the Keras runtime and the data that process held; "
          "experiments/runs/footprint.py). Predicting and peak memory are medians over a model's runs, "
-         "comparable only between runs of one sweep on one machine; — where a run did not record one. "
+         "comparable only between runs of one sweep on one machine; — where a run did not record one, and for "
+         "predictions made outside the suite, whose training and memory it did not measure. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),

@@ -37,7 +37,7 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
-from experiments.runs.entrants import ENTRANTS, REFERENCES
+from experiments.runs.entrants import ENTRANTS, REFERENCES, recorded_costs
 from experiments.runs.footprint import COSTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
@@ -291,11 +291,12 @@ def _profile(scored: list[Scored]) -> dict:
     """What the table shows beside a model's main metric: its macro-F1, for a binary cell the share of
     test texts it predicts sarcastic (at each run's threshold) over its seeds, and its cost: the weights
     of its saved model, its training time per run, its prediction throughput and the peak memory of a
-    run, as each run recorded them on the machine that ran it (None where a run keeps no model, or was
-    written before the suite recorded that figure)."""
+    run, as each run recorded them on the machine that ran it (None where a run keeps no model, was
+    written before the suite recorded that figure, or is outside predictions, whose costs the suite did
+    not measure)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
     parameters = [model_parameters(s.run) for s in scored]
-    recorded = [read_metrics(s.run) if (s.run / METRICS).is_file() else {} for s in scored]
+    recorded = [recorded_costs(read_metrics(s.run)) if (s.run / METRICS).is_file() else {} for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,

@@ -1,6 +1,6 @@
 """benchmark ranks a model among the reference rows too (all-sarcastic, majority, TF-IDF + LR, scored where
 missing), tests it against each, accepts them in --against, and says in its rank line which of them score
-above it."""
+above it; outside predictions show no training time or memory, which the suite did not measure."""
 import json
 
 import pytest
@@ -9,6 +9,7 @@ from toy_corpus import write_corpus
 
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
+from experiments.runs.entrants import recorded_costs
 from experiments.runs.store import read_predictions, run_dir
 
 pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
@@ -59,7 +60,11 @@ def test_against_the_references_an_entrant_below_tfidf_lr_says_so(store, tmp_pat
     assert cell["references"][1]["p_value"] == expected["combined"]["p_value"]
     assert all("p_holm" in row for row in cell["references"])
     assert not run_dir(root / "runs", RUNS, str(corpus), "all-sarcastic", 0).exists()  # not asked for
+    # Outside predictions: the suite measured neither training time nor memory.
+    metrics = json.loads((own / "metrics.json").read_text())
+    assert not {"train_seconds", "peak_memory_mb"} & set(metrics)
     report = (root / "results" / "benchmark-eager.md").read_text()
+    assert "| 2 | **eager** | 0.800 ± 0.000 | 0.855 ± 0.000 | 37.5% ± 0.0% | — | — | — | — | 1 |" in report
     assert "| 1 | *tfidf-lr* (reference) | 1.000 ± 0.000 |" in report
 
 
@@ -85,3 +90,10 @@ def test_an_unknown_against_name_is_one_line_listing_the_valid_ones(store, tmp_p
     assert "cnn" in result.output and "all-sarcastic, majority, tfidf-lr" in result.output
     assert not (root / "results" / "benchmark-typo.json").exists()
 
+
+def test_runs_of_outside_predictions_written_before_show_no_cost():
+    """Such runs recorded 0 s of training and the suite's own memory: not the model's costs."""
+    old = {"entrant": "predictions", "train_seconds": 0.0, "predict_texts_per_second": None, "peak_memory_mb": 679.0}
+    assert recorded_costs(old) == {}
+    trained = {"train_seconds": 12.5, "peak_memory_mb": 900.0, "test": {}}
+    assert recorded_costs(trained) == {"train_seconds": 12.5, "peak_memory_mb": 900.0}
