@@ -71,7 +71,8 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.command()
 @click.argument("model")
 @click.option("--against", default="all", show_default=True,
-              help="Classic models to compare with: 'all' or a comma-separated list.")
+              help="Models to compare with: 'all' (the classic models and the reference rows all-sarcastic, "
+                   "majority, tfidf-lr) or a comma-separated list of them.")
 @click.option("--experiments", default="table6,table7,cross", show_default=True,
               help="Comma-separated: table6, table7, cross, or .toml experiment files (an entrant: table ones only; "
                    "its default leaves cross out).")
@@ -98,11 +99,13 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @click.pass_context
 def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, keras_model,
               results_dir, jobs, output_dir, force, tensorboard, quick, **options):
-    """Run MODEL through the cells of the reproductions and rank it among the classic models.
+    """Run MODEL through the cells of the reproductions and rank it among the classic models and the
+    reference rows.
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
-    are used, and missing ones are listed with the command that makes them. Each comparison is a
-    paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
+    are used, and missing ones are listed with the command that makes them; the reference rows
+    (all-sarcastic, majority, tfidf-lr) are scored where missing (seconds) in the table experiments'
+    cells. Each comparison is a paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
     MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr), a scikit-learn estimator
     (--estimator), outside predictions (--predictions) or a Keras model that reads raw text
     (--keras-model), scored in table experiments' cells.

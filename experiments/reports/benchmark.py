@@ -1,5 +1,5 @@
 """The report of a benchmark (``isarcasm benchmark MODEL``): the candidate's rank in every cell
-and its paired tests against each classic model, with Holm-corrected p-values."""
+and its paired tests against each classic model and reference row, with Holm-corrected p-values."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +11,39 @@ def _p(value: float | None) -> str:
     if value is None:
         return "—"
     return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
+
+
+#: How a rank line names a reference row the candidate scores below.
+_YARDSTICKS = {"tfidf-lr": "TF-IDF + LR", "all-sarcastic": "the all-sarcastic floor", "majority": "the majority floor"}
+
+
+def compared_rows(cell: dict) -> list[dict]:
+    """Every model the candidate is compared with in a cell: the classic models, then the reference rows
+    (files written before the reference rows were compared have none)."""
+    return [*cell["classics"], *cell.get("references", [])]
+
+
+def rank_line(cell: dict) -> str:
+    """The candidate's rank, ``3 of 7``, then its rank among the classic models where reference rows are
+    ranked too, then every reference it scores below (the all-sarcastic floor from the gold labels where
+    its row was not compared): a model is never "rank 1" without saying that a floor or TF-IDF + LR
+    scores above it."""
+    text = f"{rank_text(cell)} of {cell['of']}"
+    classic = cell.get("classic_rank")
+    if classic and cell["classics"] and cell.get("references"):
+        text += f" ({rank_text(classic)} of {classic['of']} among the classic models)"
+    below = [f"below {_YARDSTICKS.get(name, name)} ({mean:.3f})" for name, mean in _above(cell)]
+    return text + (f"; {' and '.join(below)}" if below else "")
+
+
+def _above(cell: dict) -> list[tuple[str, float]]:
+    """The reference rows (and the all-sarcastic floor) whose mean is above the candidate's, highest first."""
+    means = {row["model"]: row["mean"] for row in cell.get("references", [])}
+    floor = cell.get("all_sarcastic")
+    if floor and "all-sarcastic" not in means:
+        means["all-sarcastic"] = floor[cell["metric"]]
+    above = [(name, mean) for name, mean in means.items() if mean - cell["candidate"]["mean"] > 1e-12]
+    return sorted(above, key=lambda pair: -pair[1])
 
 
 def rank_text(row: dict) -> str:
@@ -33,7 +66,7 @@ def _floor(cell: dict) -> str:
 
 def _significance(result: dict) -> list[str]:
     """How many comparisons look significant before and after correcting for their number."""
-    rows = [row for cell in result["cells"] for row in cell["classics"] if row.get("p_holm") is not None]
+    rows = [row for cell in result["cells"] for row in compared_rows(cell) if row.get("p_holm") is not None]
     if not rows:
         return []
     raw = [row for row in rows if row["p_value"] < 0.05]
@@ -53,12 +86,15 @@ def benchmark_summary(result: dict) -> list[str]:
             "McNemar's exact test, seed n against seed n; the combined p is the median over seeds (a summary, "
             "not a test)")
     lines = [
-        f"# Benchmark: {model} against the classic models",
+        f"# Benchmark: {model} against the classic models and the reference rows",
         "",
         (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
          "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
-         "the classic models whose runs exist; models with equal means share a rank (2=), the next one gets the "
-         "rank after them. Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
+         "the classic models whose runs exist and, in the table experiments' cells, the reference rows (all-sarcastic, "
+         "majority, TF-IDF + LR; scored where missing, as `reproduce --references` does), in brackets the rank among "
+         "the classic models alone; models with equal means share a rank (2=), the next one gets the "
+         "rank after them; the rank names every reference row (and the all-sarcastic floor) above the model. "
+         "Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
          "floor: the cell's metric when every text is labelled sarcastic (the share of sarcastic texts beside it). "
          "Cost, in each cell's table: parameters, the weights of a run's saved model (— where a run keeps none); "
          "training per run, the mean seconds its runs recorded on the machine that trained them; predicting, "
@@ -68,7 +104,8 @@ def benchmark_summary(result: dict) -> list[str]:
          "peak memory, the peak resident memory of the process that ran a run, from the "
          "run's start (it includes the Keras runtime and the data that process held; "
          "experiments/runs/footprint.py). Predicting and peak memory are medians over a model's runs, "
-         "comparable only between runs of one sweep on one machine; — where a run did not record one. "
+         "comparable only between runs of one sweep on one machine; — where a run did not record one, and for "
+         "predictions made outside the suite, whose training and memory it did not measure. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
@@ -78,12 +115,12 @@ def benchmark_summary(result: dict) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for cell in result["cells"]:
-        best = max(cell["classics"], key=lambda r: r["mean"], default=None)
+        best = max(compared_rows(cell), key=lambda r: r["mean"], default=None)
         best_text = f"{best['model']} {best['mean']:.3f}" if best else "—"
         candidate = cell["candidate"]
         lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {_stat(candidate)} | "
                      f"{_stat(candidate.get('f1_macro'))} | {_stat(candidate.get('predicted_sarcastic'), True)} | "
-                     f"{_floor(cell)} | {rank_text(cell)} / {cell['of']} | {best_text} | "
+                     f"{_floor(cell)} | {rank_line(cell)} | {best_text} | "
                      f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
     lines += _significance(result)
     lines += failed_section(result.get("failed_runs", []))
@@ -123,19 +160,21 @@ def benchmark_markdown(result: dict) -> str:
     lines = benchmark_summary(result)
     for cell in result["cells"]:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
-                  f"{model} ranks {rank_text(cell)} of {cell['of']}.", "",
+                  f"{model} ranks {rank_line(cell)}.", "",
                   f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | parameters | training per run "
                   f"| predicting | peak memory | seeds | Δ {model} − model (paired seeds) | p | p (Holm) "
                   "| p per seed |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                   _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
-        for row in sorted(cell["classics"], key=lambda r: -r["mean"]):
+        references = {row["model"] for row in cell.get("references", [])}
+        for row in sorted(compared_rows(cell), key=lambda r: -r["mean"]):
             delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
             per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
-            lines.append(_model_row(row["model"], row, row) + f" | {delta} | {_p(row['p_value'])} | "
+            name = f"*{row['model']}* (reference)" if row["model"] in references else row["model"]
+            lines.append(_model_row(name, row, row) + f" | {delta} | {_p(row['p_value'])} | "
                          f"{_p(row.get('p_holm'))} | {per_seed} |")
         floor = cell.get("all_sarcastic")
-        if floor:
+        if floor and "all-sarcastic" not in references:  # the floor's row, where it was not compared
             lines.append(f"| | *all sarcastic* | *{floor[cell['metric']]:.3f}* | *{floor['f1_macro']:.3f}* | *100%* | "
                          "| | | | | | | | |")
         if cell["not_found"]:

@@ -33,7 +33,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 
 from experiments.runs import provenance
 from preprocessing.checksums import file_checksums
-from experiments.runs.footprint import RunMeter, texts_per_second, timed
+from experiments.runs.footprint import COSTS, RunMeter, texts_per_second, timed
 from experiments.runs.metrics import predict_labels, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunPlace, RunSpec
@@ -135,6 +135,19 @@ class Entrant:
 
 
 ENTRANTS: Registry[Entrant] = Registry("entrant")
+
+#: Entrant kinds the suite does not run (it reads predictions made elsewhere): their runs record no
+#: training time or peak memory, which would be the suite's reading of a file, not the model's cost.
+UNMEASURED = ("predictions",)
+
+
+def recorded_costs(metrics: dict) -> dict:
+    """The costs (:data:`~experiments.runs.footprint.COSTS`) a run's metrics record as measured: none for
+    an entrant the suite did not run (runs written before this rule recorded 0 s and the suite's own
+    memory for them)."""
+    if metrics.get("entrant") in UNMEASURED:
+        return {}
+    return {cost: metrics[cost] for cost in COSTS if cost in metrics}
 
 
 def enter(entrant: Entrant) -> Entrant:
@@ -245,9 +258,9 @@ def _write(plan: Plan, writer: RunWriter) -> dict:
         "threshold": job.threshold,
         **{part: score(gold[part], probabilities, job.threshold, multi_label=False)
            for part, probabilities in parts.items()},
-        "train_seconds": meter.seconds(),
-        "predict_texts_per_second": texts_per_second(len(job.splits.test), scores.test_seconds),
-        "peak_memory_mb": meter.peak_mb(),
+        **recorded_costs({"entrant": plan.entrant.kind, "train_seconds": meter.seconds(),
+                          "predict_texts_per_second": texts_per_second(len(job.splits.test), scores.test_seconds),
+                          "peak_memory_mb": meter.peak_mb()}),
     }
     write_json(writer.path(CONFIG), {**plan.config, "config_hash": plan.config_hash,
                                      "experiment_dir": str(writer.directory),

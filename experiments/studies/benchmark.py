@@ -4,10 +4,14 @@ The new model is run through the cells of the experiments named (``table6``,
 ``table7``: the same corpora, seeds and training settings as the
 reproduction, stored in the same run store so finished runs are reused;
 ``cross``: the cross-dataset matrix).  For each cell it gets a rank among the
-classic models by the mean over seeds of the cell's main metric (sarcastic-
-class F1; macro-F1 for multi-class corpora) and, against each classic model,
-a paired significance test on the same test predictions
-(:mod:`experiments.reports.significance`; paired bootstrap by default).
+classic models and, in the table experiments' cells, the reference rows
+(all-sarcastic, majority, TF-IDF + LR) by the mean over seeds of the cell's
+main metric (sarcastic-class F1; macro-F1 for multi-class corpora) and,
+against each of them, a paired significance test on the same test predictions
+(:mod:`experiments.reports.significance`; paired bootstrap by default).  The
+reference rows are cheap, so they are scored where missing, stored as
+``reproduce --references`` stores them: a model is never "rank 1" among the
+neural models without the rows that say whether it beats a simple baseline.
 
 The classic models are not trained here: training all of them takes hours.
 Their finished runs are used where they exist with the same protocol (same
@@ -22,24 +26,25 @@ whose runs are scored rather than trained, in the table experiments' cells.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.benchmark import compared_rows
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs import provenance
-from experiments.runs.entrants import ENTRANTS
+from experiments.runs.entrants import ENTRANTS, REFERENCES, recorded_costs
 from experiments.runs.footprint import COSTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import METRICS, model_parameters, read_metrics
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
-from experiments.studies.entrants import plan_cells, run_entrant_experiment
+from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
 from experiments.studies.experiment import Cell, Experiment, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.settings import Settings
@@ -55,6 +60,8 @@ class BenchCell:
     label: str
     candidate: list[Scored]
     classics: dict[str, list[Scored]]
+    #: The reference rows scored in the cell (none in the cross-dataset cells).
+    references: dict[str, list[Scored]] = field(default_factory=dict)
 
 
 def classic_models(exclude: str | None = None) -> list[str]:
@@ -65,10 +72,20 @@ def classic_models(exclude: str | None = None) -> list[str]:
     return [name for name in MODELS.names() if origin(name) is None and name != exclude]
 
 
+def check_against(against: list[str] | None) -> None:
+    """Refuse, in one line listing the valid names, a name ``--against`` cannot compare with."""
+    valid = [*classic_models(), *REFERENCES]
+    unknown = [name for name in against or () if name not in valid]
+    if unknown:
+        raise IsarcasmError(f"--against: unknown model '{unknown[0]}'; give 'all' or a comma-separated list of: "
+                            f"{', '.join(valid)}")
+
+
 @dataclass(frozen=True)
 class BenchmarkRequest:
     """What a benchmark compares: ``model`` in the cells of ``experiments`` (only ``corpora``, if given)
-    against the classic models ``against`` (None: all of them), over ``seeds``, with a paired test."""
+    against the classic models and reference rows ``against`` (None: all of them), over ``seeds``, with a
+    paired test."""
     model: str
     experiments: list[str]
     seeds: list[int]
@@ -92,8 +109,7 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
                                                    request.seeds, request.corpora)
     method, n_resamples = request.method, request.n_resamples
 
-    for name in against or ():
-        MODELS.get(name)
+    check_against(against)
     if model in ENTRANTS:  # scored, not trained: every run is settled (and its input checked) first
         _settle_entrant(model, experiments, seeds, settings, corpora)
     else:
@@ -120,8 +136,8 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
         "failed_runs": failed,
         "wall_seconds": round(time.time() - started, 1),
         **provenance.record(),
-        "run_origins": provenance.run_origins(s.run for cell in cells
-                                              for s in [*cell.candidate, *chain.from_iterable(cell.classics.values())]),
+        "run_origins": provenance.run_origins(s.run for cell in cells for s in chain(
+            cell.candidate, *cell.classics.values(), *cell.references.values())),
     }
     save_result(result, settings.results_root)
     return result
@@ -158,8 +174,8 @@ def _settle_entrant(model: str, experiments: list[str], seeds: list[int], settin
 def _table(name: str, model: str, against: list[str] | None, seeds: list[int], settings: Settings,
            corpora: list[str] | None) -> tuple[list[BenchCell], list[dict], list[dict]]:
     """The model in every corpus of a table experiment, beside the classic runs stored for that
-    experiment; the classic runs not found; the model's runs that failed (a cell whose runs all
-    failed is left out)."""
+    experiment and the reference rows; the classic runs not found; the model's runs that failed (a cell
+    whose runs all failed is left out)."""
 
     wanted, own = _cells(name, model, settings, corpora)
     corpus_names = [cell.corpus for cell in own.cells]
@@ -169,6 +185,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     # entrant's runs are scored rather than trained.
     run = run_entrant_experiment if model in ENTRANTS else run_experiment
     result = run(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
+    references = _references(own, model, against, seeds, settings)
     cells, absent, failed = [], [], []
     for corpus, summary in zip(corpus_names, result["cells"]):
         failed += [{"model": model, "cell": f"{name} {summary['corpus']}", "seed": f["seed"], "reason": f["reason"]}
@@ -187,8 +204,23 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                     classics[classic].append(Scored.from_run(found))
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
-        cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics))
+        cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics,
+                               references.get(corpus_label(corpus), {})))
     return cells, absent, failed
+
+
+def _references(own: Experiment, model: str, against: list[str] | None, seeds: list[int],
+                settings: Settings) -> dict[str, dict[str, list[Scored]]]:
+    """The reference rows of every corpus of the model's cells (corpus label -> name -> runs), scored or
+    reused with the experiment's runs as ``reproduce --references`` does (they take seconds).  Only the
+    benchmarked model is re-run under --force."""
+    names = tuple(name for name in REFERENCES if name != model and (not against or name in against))
+    if not names:
+        return {}
+    found: dict[str, dict[str, list[Scored]]] = {}
+    for row in reference_rows(own, seeds, replace(settings, force=False), names):
+        found.setdefault(row["corpus"], {})[row["model"]] = [Scored.from_run(Path(d)) for d in row["runs"]]
+    return found
 
 
 def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, seed: int) -> Path | None:
@@ -259,11 +291,12 @@ def _profile(scored: list[Scored]) -> dict:
     """What the table shows beside a model's main metric: its macro-F1, for a binary cell the share of
     test texts it predicts sarcastic (at each run's threshold) over its seeds, and its cost: the weights
     of its saved model, its training time per run, its prediction throughput and the peak memory of a
-    run, as each run recorded them on the machine that ran it (None where a run keeps no model, or was
-    written before the suite recorded that figure)."""
+    run, as each run recorded them on the machine that ran it (None where a run keeps no model, was
+    written before the suite recorded that figure, or is outside predictions, whose costs the suite did
+    not measure)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
     parameters = [model_parameters(s.run) for s in scored]
-    recorded = [read_metrics(s.run) if (s.run / METRICS).is_file() else {} for s in scored]
+    recorded = [recorded_costs(read_metrics(s.run)) if (s.run / METRICS).is_file() else {} for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,
@@ -285,28 +318,22 @@ def _floor(scored: list[Scored]) -> dict | None:
 
 
 def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dict:
-    """The candidate's rank among the classic models present (ties shared), a paired test against
-    each of them, every model's macro-F1 and predicted-sarcastic share, and the cell's all-sarcastic floor."""
+    """The candidate's rank among the classic models and reference rows present (ties shared) and among
+    the classic models alone, a paired test against each of them, every model's macro-F1 and
+    predicted-sarcastic share, and the cell's all-sarcastic floor."""
     metric = main_metric(cell.candidate[0].metrics)
     values = {s.seed: s.metrics[metric] for s in cell.candidate}
     own = summary_stats(list(values.values()))
     predictions = {s.seed: s.read() for s in cell.candidate}
-    rows = []
-    for classic, scored in cell.classics.items():
-        if not scored:
-            continue
-        test = compare_runs(predictions, {s.seed: s.read() for s in scored},
-                            (cell.candidate[0].threshold, scored[0].threshold), method, n_resamples)
-        paired = test["seeds"]
-        theirs = {s.seed: s.metrics[metric] for s in scored}
-        rows.append({"model": classic, **summary_stats(list(theirs.values())), "seeds": sorted(theirs),
-                     **_profile(scored),
-                     "delta": float(np.mean([values[s] - theirs[s] for s in paired])) if paired else None,
-                     "p_value": test["combined"]["p_value"] if paired else None,
-                     "p_per_seed": {str(s): r["p_value"] for s, r in test["per_seed"].items()},
-                     "test": test})
-    ranks = competition_ranks({model: own["mean"], **{row["model"]: row["mean"] for row in rows}})
-    for row in rows:
+    compared = {}
+    for group in ("classics", "references"):
+        compared[group] = [_compare(cell.candidate, predictions, name, scored, metric, (method, n_resamples))
+                           for name, scored in getattr(cell, group).items() if scored]
+    everyone = [*compared["classics"], *compared["references"]]
+    ranks = competition_ranks({model: own["mean"], **{row["model"]: row["mean"] for row in everyone}})
+    among_classics = competition_ranks({model: own["mean"], **{row["model"]: row["mean"]
+                                                               for row in compared["classics"]}})[model]
+    for row in everyone:
         row.update(ranks[row["model"]])
     return {
         "experiment": cell.experiment,
@@ -315,16 +342,33 @@ def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dic
         "model": model,
         "candidate": {**own, "seeds": sorted(values), **_profile(cell.candidate)},
         **ranks[model],
-        "of": len(rows) + 1,
-        "classics": rows,
+        "of": len(everyone) + 1,
+        "classic_rank": {**among_classics, "of": len(compared["classics"]) + 1},
+        **compared,
         "all_sarcastic": _floor(cell.candidate),
         "not_found": [m for m, scored in cell.classics.items() if not scored],
     }
 
 
+def _compare(candidate: list[Scored], predictions: dict, name: str, scored: list[Scored], metric: str,
+             test_with: tuple[str, int]) -> dict:
+    """One compared model's row: its scores and costs, and the paired test of the candidate (its runs and
+    their read ``predictions``) against it (``test_with``: the method and its resamples)."""
+    values = {s.seed: s.metrics[metric] for s in candidate}
+    test = compare_runs(predictions, {s.seed: s.read() for s in scored}, (candidate[0].threshold, scored[0].threshold),
+                        *test_with)
+    paired = test["seeds"]
+    theirs = {s.seed: s.metrics[metric] for s in scored}
+    return {"model": name, **summary_stats(list(theirs.values())), "seeds": sorted(theirs), **_profile(scored),
+            "delta": float(np.mean([values[s] - theirs[s] for s in paired])) if paired else None,
+            "p_value": test["combined"]["p_value"] if paired else None,
+            "p_per_seed": {str(s): r["p_value"] for s, r in test["per_seed"].items()},
+            "test": test}
+
+
 def with_holm(cells: list[dict]) -> list[dict]:
     """Add to every comparison its combined p-value adjusted for all the comparisons of the benchmark."""
-    rows = [row for cell in cells for row in cell["classics"] if row["p_value"] is not None]
+    rows = [row for cell in cells for row in compared_rows(cell) if row["p_value"] is not None]
     for row, adjusted in zip(rows, holm([row["p_value"] for row in rows])):
         row["p_holm"] = adjusted
     return cells

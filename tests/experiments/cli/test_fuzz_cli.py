@@ -82,7 +82,8 @@ BAD: dict[str, list[list[str]]] = {
                    ["cross-eval", "--epochs", "-1"]],
     "benchmark": [["benchmark"], ["benchmark", "nosuch"], ["benchmark", "cnn", "--resamples", "5"],
                   ["benchmark", "cnn", "--test", "bogus"], ["benchmark", "cnn", "--experiments", "nosuch"],
-                  ["benchmark", "cnn", "--jobs", "0"], ["benchmark", "cnn", "--seeds", "0"]],
+                  ["benchmark", "cnn", "--jobs", "0"], ["benchmark", "cnn", "--seeds", "0"],
+                  ["benchmark", "cnn", "--against", "nosuch"]],
 }
 CASES = [(command, args) for command, cases in BAD.items() for args in cases]
 

@@ -1,5 +1,6 @@
-"""Benchmark ranks share ties (standard competition ranking), and its tables show every model's
-macro-F1 and predicted-sarcastic share beside the cell's all-sarcastic floor."""
+"""Benchmark ranks share ties (standard competition ranking) and count the reference rows, its rank line names
+every reference row scoring above the model, and its tables show every model's macro-F1 and predicted-sarcastic
+share beside the cell's all-sarcastic floor."""
 import json
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.runs.metrics import classification_metrics
 from experiments.runs.store import predictions_tsv
-from experiments.studies.benchmark import BenchCell, competition_ranks, summarise
+from experiments.studies.benchmark import BenchCell, competition_ranks, summarise, with_holm
 from experiments.studies.cross_eval import Scored
 
 GOLD = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0])  # 3 of 10 sarcastic: floor F1 = 2*0.3/1.3
@@ -56,7 +57,8 @@ def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_flo
 
     markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
                                    "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
-    assert "| 3= / 4 |" in markdown and "cand ranks 3= of 4." in markdown
+    assert "| 3= of 4; below the all-sarcastic floor (0.462) |" in markdown
+    assert "cand ranks 3= of 4; below the all-sarcastic floor (0.462)." in markdown
     assert "| 0.462 (30% sarcastic) |" in markdown  # the summary's floor column
     assert "| 3= | zero | 0.000 ± 0.000 |" in markdown and "| 3= | **cand** | 0.000 ± 0.000 |" in markdown
     assert "| 1 | good | 1.000 ± 0.000 | 1.000 ± 0.000 | 30.0% ± 0.0% | — | — | — | — | 1 |" in markdown  # no costs
@@ -100,3 +102,50 @@ def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recor
     assert "| 23 | 15 s | — | — |" in benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50,
                                                           "seeds": [0], "git_commit": "x", "cells": [summary],
                                                           "missing": [], "failed_runs": []})
+
+
+def _report(summary: dict) -> str:
+    return benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
+                               "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+
+
+ONE_OF_THREE = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # F1 0.5: above the floor (0.462)
+BELOW_FLOOR = [1, 0, 0, 1, 0, 0, 0, 0, 0, 0]  # F1 0.4: below it
+
+
+def test_an_entrant_below_tfidf_lr_is_ranked_among_the_reference_rows_and_says_so(tmp_path):
+    cell = BenchCell("table7", "iSarcasm", [_scored(tmp_path, "cand", ONE_OF_THREE)],
+                     {"cnn": [_scored(tmp_path, "cnn", [0] * 10)]},
+                     {"all-sarcastic": [_scored(tmp_path, "all", [1] * 10)],
+                      "majority": [_scored(tmp_path, "majority", [0] * 10)],
+                      "tfidf-lr": [_scored(tmp_path, "tfidf", GOLD.tolist())]})
+    summary = with_holm([summarise(cell, "cand", "bootstrap", 50)])[0]
+    # tfidf-lr 1.0, cand 0.5, all-sarcastic 0.462, cnn 0 and majority 0
+    assert (summary["rank"], summary["of"]) == (2, 5)
+    assert summary["classic_rank"] == {"rank": 1, "shared": False, "of": 2}
+    references = {row["model"]: row for row in summary["references"]}
+    assert (references["tfidf-lr"]["rank"], references["majority"]["rank"]) == (1, 4)
+    assert references["tfidf-lr"]["delta"] == pytest.approx(-0.5)
+    assert all(row["p_holm"] >= row["p_value"] for row in [*summary["classics"], *summary["references"]])
+    markdown = _report(summary)
+    line = "2 of 5 (1 of 2 among the classic models); below TF-IDF + LR (1.000)"
+    assert f"| {line} | tfidf-lr 1.000 |" in markdown and f"cand ranks {line}." in markdown
+    assert "| 1 | *tfidf-lr* (reference) | 1.000 ± 0.000 |" in markdown
+    assert "*all sarcastic*" not in markdown  # its row is compared: no second, unranked floor row
+    assert "Of 4 paired comparisons" in markdown  # the reference rows are tested and corrected for too
+
+
+def test_an_entrant_below_the_floor_is_never_a_bare_rank_1(tmp_path):
+    cnn = {"cnn": [_scored(tmp_path, "cnn", [0] * 10)]}
+    summary = summarise(BenchCell("table7", "iSarcasm", [_scored(tmp_path, "cand", BELOW_FLOOR)], cnn),
+                        "cand", "bootstrap", 50)
+    assert summary["rank"] == 1
+    assert "cand ranks 1 of 2; below the all-sarcastic floor (0.462)." in _report(summary)
+    with_references = BenchCell("table7", "iSarcasm", [_scored(tmp_path, "cand", BELOW_FLOOR)], cnn,
+                                {"all-sarcastic": [_scored(tmp_path, "all", [1] * 10)],
+                                 "tfidf-lr": [_scored(tmp_path, "tfidf", GOLD.tolist())]})
+    assert ("cand ranks 3 of 4 (1 of 2 among the classic models); below TF-IDF + LR (1.000) and below the "
+            "all-sarcastic floor (0.462).") in _report(summarise(with_references, "cand", "bootstrap", 50))
+    above = summarise(BenchCell("table7", "iSarcasm", [_scored(tmp_path, "cand", ONE_OF_THREE)], cnn),
+                      "cand", "bootstrap", 50)
+    assert "cand ranks 1 of 2." in _report(above)  # nothing above it: nothing to say

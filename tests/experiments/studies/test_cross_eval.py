@@ -133,7 +133,11 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
     classic = table_cell["classics"][0]
     own = json.loads((run_dir(root / "runs", f"table7-{VARIANT}", str(alpha), "3cnn", 0) / "metrics.json").read_text())
     assert table_cell["candidate"]["mean"] == own["test"]["f1_sarcastic"]
-    assert table_cell["rank"] == (2 if classic["mean"] > own["test"]["f1_sarcastic"] else 1) and table_cell["of"] == 2
+    assert table_cell["classic_rank"]["rank"] == (2 if classic["mean"] > own["test"]["f1_sarcastic"] else 1)
+    assert table_cell["classic_rank"]["of"] == 2
+    # The table cell also ranks the reference rows, scored for it; the cross cells have none.
+    assert [r["model"] for r in table_cell["references"]] == ["all-sarcastic", "majority", "tfidf-lr"]
+    assert table_cell["of"] == 5
     expected = compare_runs({0: read_predictions(run_dir(root / "runs", f"table7-{VARIANT}", str(alpha), "3cnn", 0)
                                                  / "predictions.tsv")},
                             {0: read_predictions(table_run / "predictions.tsv")}, n_resamples=500)
@@ -142,7 +146,7 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
     # Cross cells: the candidate's run on alpha is reused from its table run; cnn's cross runs are its classics.
     cross_cells = [c for c in saved["cells"] if c["experiment"] == f"cross-{VARIANT}"]
     assert [c["cell"] for c in cross_cells] == ["alpha → alpha", "alpha → beta", "beta → alpha", "beta → beta"]
-    assert all([r["model"] for r in c["classics"]] == ["cnn"] for c in cross_cells)
+    assert all([r["model"] for r in c["classics"]] == ["cnn"] and c["references"] == [] for c in cross_cells)
     # Missing classic runs are listed with the command that makes them, with the same protocol options.
     commands = {m["command"] for m in saved["missing"]}
     options = f"--seeds 1 --epochs 1 --embeddings random --output-dir {root / 'runs'} --split-col split"
@@ -151,7 +155,7 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
         in commands
     assert "## Classic runs not found" in result.output and "| alpha | f1_sarcastic |" in result.output
     assert np.isfinite(classic["p_value"]) and 0 < classic["p_value"] <= 1
-    comparisons = [r for c in saved["cells"] for r in c["classics"]]
+    comparisons = [r for c in saved["cells"] for r in [*c["classics"], *c["references"]]]
     assert all(r["p_value"] <= r["p_holm"] <= min(1, len(comparisons) * r["p_value"]) for r in comparisons)
     assert f"Of {len(comparisons)} paired comparisons" in result.output
 
