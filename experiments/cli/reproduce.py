@@ -41,7 +41,8 @@ from preprocessing.errors import IsarcasmError
 @click.option("--protocol", type=click.Choice(list(PROTOCOLS)), default="as-written", show_default=True,
               help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
                    "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
-                   "apart as <experiment>-authors-code (see docs/results/table7.md).")
+                   "apart as <experiment>-authors-code; an option given beside it (--selection best) replaces that "
+                   "element and names the result (<experiment>-selection-best-authors-code). See docs/protocol.md.")
 @click.option("--references", is_flag=True,
               help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
                    "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")
@@ -57,7 +58,9 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
     Finished runs are reused, so an interrupted reproduction resumes.
     """
     spec = load_experiment(experiment).select(split_list(models), split_list(corpora))
-    config = replace(train_config(options, quick, spec.protocol()), **PROTOCOLS[protocol])  # the rest: corpus options
+    # the protocol's elements take the place of the options left out; an option given wins and is named
+    # (`--protocol authors-code --selection best`: the authors' training, rule best, stored as its own variant)
+    config = train_config(options, quick, replace(spec.protocol(), **PROTOCOLS[protocol]))  # the rest: corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []
     result = run_experiment(spec, seed_list(seeds, quick), settings, reference_rows=rows)

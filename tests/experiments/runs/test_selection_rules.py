@@ -222,6 +222,27 @@ def test_reproduce_with_a_rule_reuses_the_best_runs(toy_reproduction):
     assert tuned["cells"][0]["runs"] == results(root, "toy-epochs-3-embeddings-random")["cells"][0]["runs"]
 
 
+def test_authors_code_with_another_rule_keeps_that_rule_and_names_it(toy_reproduction):
+    """`--protocol authors-code --selection best` is the authors' training under rule best, stored as its own
+    variant; the grid rule reuses its runs (never the rule silently replaced by grid)."""
+    root, experiment, common = toy_reproduction
+    best = cli("reproduce", experiment, *common, "--protocol", "authors-code", "--selection", "best")
+    assert best.exit_code == 0, best.output
+    grid = cli("reproduce", experiment, *common, "--protocol", "authors-code")
+    assert grid.exit_code == 0 and "2 reused" in grid.output, grid.output
+    chosen = results(root, "toy-epochs-3-selection-best-embeddings-random-authors-code")
+    authors = results(root, "toy-epochs-3-embeddings-random-authors-code")
+    assert {k: chosen["train"][k] for k in ("selection", "batching", "clip_global_norm")} == {
+        "selection": "best", "batching": "class-ratio", "clip_global_norm": 1.0}
+    assert authors["train"]["selection"] == "grid"
+    runs = chosen["cells"][0]["runs"]
+    assert authors["cells"][0]["runs"] == runs and "authors-code" in runs[0]
+    records = [load_record(Path(run) / EPOCHS) for run in runs]
+    for rule, result in (("best", chosen), ("grid", authors)):
+        expected = [scored(r, choose_in(r, rule))["test"]["f1_sarcastic"] for r in records]
+        assert result["cells"][0]["metrics"]["f1_sarcastic"]["values"] == pytest.approx(expected)
+
+
 def test_rule_errors_are_one_line(toy_reproduction, tmp_path):
     root, _, _ = toy_reproduction
     name = "toy-epochs-3-embeddings-random"
