@@ -19,6 +19,7 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
+from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
@@ -64,7 +65,8 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []
     result = run_experiment(spec, seed_list(seeds, quick), settings, reference_rows=rows)
-    click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
+    report = Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8")
+    click.echo(_noted(report, protocol_note(result, Path(results_dir))))
 
 
 @click.command()
@@ -103,11 +105,17 @@ def report(experiment, results_dir, html, against, selection, fidelity, as_json)
     if as_json:
         echo_json(result)
     else:
-        click.echo(_readable(lambda: kind_of(result).markdown(result), results_dir, experiment))
+        click.echo(_readable(lambda: _noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))),
+                             results_dir, experiment))
     if html:
         folder = writable_folder(Path(results_dir), "--results-dir") / safe_name(experiment, "experiment")
         page = write_html(result, folder)
         click.echo(f"report with figures: {page}", err=as_json)
+
+
+def _noted(report: str, note: str) -> str:
+    """A printed report and its closing note (:func:`protocol_note`), when it has one."""
+    return report + (f"\n{note}" if note else "")
 
 
 def _results(results_dir: str, experiment: str) -> dict:
