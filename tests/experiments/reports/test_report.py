@@ -144,3 +144,25 @@ def test_report_prints_the_note_as_its_last_line(tmp_path):
     assert printed.exit_code == 0, printed.output
     last = printed.output.strip().splitlines()[-1]
     assert last.startswith("Protocol: the paper as written.") and "by +0.040 to +0.100" in last
+
+
+def test_reproduce_prints_the_note_as_its_last_line(tmp_path, monkeypatch):
+    """``reproduce`` prints the saved report, then the note (the study itself is stood in for: nothing is trained)."""
+    from click.testing import CliRunner
+
+    import experiments.cli.reproduce as command
+    from experiments.cli import main
+    from experiments.reports.kinds import save_result
+
+    def study(spec, seeds, settings, reference_rows=()):
+        result = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
+        save_result(result, settings.results_root)
+        return result
+
+    monkeypatch.setattr(command, "run_experiment", study)
+    printed = CliRunner().invoke(main, ["reproduce", "table7", "--results-dir", str(tmp_path),
+                                        "--output-dir", str(tmp_path / "runs")])
+    assert printed.exit_code == 0, printed.output
+    last = printed.output.strip().splitlines()[-1]
+    assert last.startswith("Protocol: the paper as written.") and "`isarcasm report t --fidelity`" in last
+    assert "not measured" in last
