@@ -207,11 +207,12 @@ def protocol_note(result: dict, results_root: Path) -> str:
     with the paper's sarcastic-class F1: where the authors'-code protocol and the fidelity report are,
     and how far that protocol moved mean F1 in ``results_root``'s fidelity results, when there are any
     (read when the report is printed, so it never goes stale).  '' for any other result."""
-    if not _as_written(result) or not any(F1 in paper_numbers(c) and c.get("runs") for c in result["cells"]):
+    compared = [c for c in result.get("cells", ()) if F1 in paper_numbers(c) and c.get("runs")]
+    if not compared or not _as_written(result):
         return ""
     name = result["experiment"]
-    return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) also trains on "
-            f"class-ratio batches with gradient clipping and picks a threshold from a validation grid: "
+    return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) "
+            f"also trains on class-ratio batches with gradient clipping and picks a threshold from a validation grid: "
             f"`isarcasm reproduce {name} --protocol authors-code` trains under it and `isarcasm report {name} "
             f"--fidelity` compares the two; {_measured(results_root / f'{name}-fidelity.json', name)}.")
 
