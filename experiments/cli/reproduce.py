@@ -19,6 +19,7 @@ from experiments.cli.options import (
     train_config,
     training_options,
 )
+from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
@@ -41,7 +42,8 @@ from preprocessing.errors import IsarcasmError
 @click.option("--protocol", type=click.Choice(list(PROTOCOLS)), default="as-written", show_default=True,
               help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
                    "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
-                   "apart as <experiment>-authors-code (see docs/results/table7.md).")
+                   "apart as <experiment>-authors-code; an option given beside it (--selection best) replaces that "
+                   "element and names the result (<experiment>-selection-best-authors-code). See docs/protocol.md.")
 @click.option("--references", is_flag=True,
               help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
                    "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")
@@ -57,11 +59,14 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
     Finished runs are reused, so an interrupted reproduction resumes.
     """
     spec = load_experiment(experiment).select(split_list(models, "--models"), split_list(corpora, "--corpora"))
-    config = replace(train_config(options, quick, spec.protocol()), **PROTOCOLS[protocol])  # the rest: corpus options
+    # the protocol's elements take the place of the options left out; an option given wins and is named
+    # (`--protocol authors-code --selection best`: the authors' training, rule best, stored as its own variant)
+    config = train_config(options, quick, replace(spec.protocol(), **PROTOCOLS[protocol]))  # the rest: corpus options
     settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []
     result = run_experiment(spec, seed_list(seeds, quick), settings, reference_rows=rows)
-    click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
+    report = Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8")
+    click.echo(_noted(report, protocol_note(result, Path(results_dir))))
 
 
 @click.command()
@@ -100,11 +105,17 @@ def report(experiment, results_dir, html, against, selection, fidelity, as_json)
     if as_json:
         echo_json(result)
     else:
-        click.echo(_readable(lambda: kind_of(result).markdown(result), results_dir, experiment))
+        click.echo(_readable(lambda: _noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))),
+                             results_dir, experiment))
     if html:
         folder = writable_folder(Path(results_dir), "--results-dir") / safe_name(experiment, "experiment")
         page = write_html(result, folder)
         click.echo(f"report with figures: {page}", err=as_json)
+
+
+def _noted(report: str, note: str) -> str:
+    """A printed report and its closing note (:func:`protocol_note`), when it has one."""
+    return report + (f"\n{note}" if note else "")
 
 
 def _results(results_dir: str, experiment: str) -> dict:

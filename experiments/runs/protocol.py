@@ -44,7 +44,8 @@ ENGINES = ("fast", "exact")
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
 #: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
-#: src/model.py:304-305), and the grid threshold rule (src/main.py:182-198, src/metrics.py:14-27).
+#: src/model.py:304-305: the flag's default, which every script the repository ships overrides with 0.1
+#: or 0.2), and the grid threshold rule (src/main.py:182-198, src/metrics.py:14-27).
 AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="grid")
 #: ``--protocol`` choices: the paper as written (the default) or the authors' code.
 PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}

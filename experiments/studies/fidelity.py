@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.metrics import precision_recall_curve
 
 from experiments.runs import provenance
+from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import load_results
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import EPOCHS
@@ -54,7 +55,7 @@ def fidelity(experiment: str, results_root: Path) -> dict:
                 if (results_root / f"{experiment}{suffix}.json").is_file()}
     cells = []
     for cell in loaded["as-written"]["cells"]:
-        paper = {r["metric"]: r["value"] for r in cell.get("references", []) if r["label"] == "iSarcasm impl."}
+        paper = paper_numbers(cell)
         if F1 not in paper or not cell.get("runs"):
             continue
         corpus = cell["corpus"]

@@ -97,3 +97,78 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     variant["cells"][0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)
+
+
+# --- the closing note of an as-written table: the authors'-code protocol and its measured difference ---------
+
+def fidelity_file(folder, name, deltas):
+    """A fidelity results file of ``name`` whose cells moved F1 by ``deltas`` (authors' code, grid rule alone)."""
+    import json
+
+    from experiments.reports.results import stamped
+
+    cells = [{"corpus": "riloff", "model": f"m{i}", "paper": {"f1_sarcastic": 0.3}, "protocols": {},
+              "ablation": {"authors-code": {"pairs": 3, "mean_delta": code, "higher_in": 2},
+                           "as-written+grid": {"pairs": 3, "mean_delta": grid, "higher_in": 2}}}
+             for i, (code, grid) in enumerate(deltas)]
+    result = stamped({"kind": "fidelity", "experiment": f"{name}-fidelity", "title": "F", "corpus": "riloff",
+                      "sources": {"as-written": name}, "git_commit": "abc", "cells": cells})
+    (folder / f"{name}-fidelity.json").write_text(json.dumps(result))
+
+
+def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured_range(tmp_path):
+    from experiments.reports.fidelity import protocol_note
+
+    result = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
+    unmeasured = protocol_note(result, tmp_path)
+    assert "`isarcasm reproduce t --protocol authors-code`" in unmeasured
+    assert "`isarcasm report t --fidelity`" in unmeasured
+    assert "not measured" in unmeasured and "+0." not in unmeasured and "\n" not in unmeasured
+    fidelity_file(tmp_path, "t", [(0.031, 0.12), (0.17, 0.05), (-0.01, 0.2)])
+    measured = protocol_note(result, tmp_path)
+    assert "(3 cells, 3 paired seeds each)" in measured and "\n" not in measured
+    assert "F1 by -0.010 to +0.170, its threshold rule alone by +0.050 to +0.200." in measured
+    # a variant, a rule applied afterwards, or a table without the paper's F1 gets no note
+    assert protocol_note({**result, "train": {"selection": "grid", "batching": "class-ratio"}}, tmp_path) == ""
+    assert protocol_note({**result, "selection": "grid"}, tmp_path) == ""
+    assert protocol_note(result_with([0.2], [Reference("published", "f1_macro", 0.7)]), tmp_path) == ""
+    # fidelity results made from other results are not read as this table's
+    fidelity_file(tmp_path, "other", [(0.5, 0.5)])
+    (tmp_path / "other-fidelity.json").replace(tmp_path / "t-fidelity.json")
+    assert "+0.500" not in protocol_note(result, tmp_path) and "other results" in protocol_note(result, tmp_path)
+
+
+def test_report_prints_the_note_as_its_last_line(tmp_path):
+    from click.testing import CliRunner
+
+    from experiments.cli import main
+    from experiments.reports.kinds import save_result
+
+    save_result(result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)]), tmp_path)
+    fidelity_file(tmp_path, "t", [(0.04, 0.06), (0.1, 0.08)])
+    printed = CliRunner().invoke(main, ["report", "t", "--results-dir", str(tmp_path)])
+    assert printed.exit_code == 0, printed.output
+    last = printed.output.strip().splitlines()[-1]
+    assert last.startswith("Protocol: the paper as written.") and "by +0.040 to +0.100" in last
+
+
+def test_reproduce_prints_the_note_as_its_last_line(tmp_path, monkeypatch):
+    """``reproduce`` prints the saved report, then the note (the study itself is stood in for: nothing is trained)."""
+    from click.testing import CliRunner
+
+    import experiments.cli.reproduce as command
+    from experiments.cli import main
+    from experiments.reports.kinds import save_result
+
+    def study(spec, seeds, settings, reference_rows=()):
+        result = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
+        save_result(result, settings.results_root)
+        return result
+
+    monkeypatch.setattr(command, "run_experiment", study)
+    printed = CliRunner().invoke(main, ["reproduce", "table7", "--results-dir", str(tmp_path),
+                                        "--output-dir", str(tmp_path / "runs")])
+    assert printed.exit_code == 0, printed.output
+    last = printed.output.strip().splitlines()[-1]
+    assert last.startswith("Protocol: the paper as written.") and "`isarcasm report t --fidelity`" in last
+    assert "not measured" in last

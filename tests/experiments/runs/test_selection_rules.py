@@ -222,6 +222,27 @@ def test_reproduce_with_a_rule_reuses_the_best_runs(toy_reproduction):
     assert tuned["cells"][0]["runs"] == results(root, "toy-epochs-3-embeddings-random")["cells"][0]["runs"]
 
 
+def test_authors_code_with_another_rule_keeps_that_rule_and_names_it(toy_reproduction):
+    """`--protocol authors-code --selection best` is the authors' training under rule best, stored as its own
+    variant; the grid rule reuses its runs (never the rule silently replaced by grid)."""
+    root, experiment, common = toy_reproduction
+    best = cli("reproduce", experiment, *common, "--protocol", "authors-code", "--selection", "best")
+    assert best.exit_code == 0, best.output
+    grid = cli("reproduce", experiment, *common, "--protocol", "authors-code")
+    assert grid.exit_code == 0 and "2 reused" in grid.output, grid.output
+    chosen = results(root, "toy-epochs-3-selection-best-embeddings-random-authors-code")
+    authors = results(root, "toy-epochs-3-embeddings-random-authors-code")
+    assert {k: chosen["train"][k] for k in ("selection", "batching", "clip_global_norm")} == {
+        "selection": "best", "batching": "class-ratio", "clip_global_norm": 1.0}
+    assert authors["train"]["selection"] == "grid"
+    runs = chosen["cells"][0]["runs"]
+    assert authors["cells"][0]["runs"] == runs and "authors-code" in runs[0]
+    records = [load_record(Path(run) / EPOCHS) for run in runs]
+    for rule, result in (("best", chosen), ("grid", authors)):
+        expected = [scored(r, choose_in(r, rule))["test"]["f1_sarcastic"] for r in records]
+        assert result["cells"][0]["metrics"]["f1_sarcastic"]["values"] == pytest.approx(expected)
+
+
 def test_rule_errors_are_one_line(toy_reproduction, tmp_path):
     root, _, _ = toy_reproduction
     name = "toy-epochs-3-embeddings-random"
@@ -258,8 +279,11 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
                           "isarcasm_impl = { precision_sarcastic = 0.5, recall_sarcastic = 0.6, f1_sarcastic = 0.55 }\n")
     common = ["--seeds", 2, "--epochs", 2, "--embeddings", "random", "--split-col", "split",
               "--output-dir", tmp_path / "runs", "--results-dir", tmp_path / "results"]
-    for protocol in ("as-written", "authors-code"):
-        assert cli("reproduce", experiment, *common, "--protocol", protocol).exit_code == 0
+    printed = {protocol: cli("reproduce", experiment, *common, "--protocol", protocol)
+               for protocol in ("as-written", "authors-code")}
+    assert all(result.exit_code == 0 for result in printed.values())
+    # the closing note is for the paper's protocol as written only: not for this variant (2 epochs, random vectors)
+    assert not any("Protocol: the paper as written." in result.output for result in printed.values())
     results_dir = tmp_path / "results"
     for name in ("toy-epochs-2-embeddings-random", "toy-epochs-2-embeddings-random-authors-code"):
         assert (results_dir / f"{name}.json").is_file(), sorted(p.name for p in results_dir.iterdir())
@@ -314,3 +338,5 @@ def test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_prec
     assert f"| {second['corpus']} / cnn | 0.700 |" in report.output
     ceiling = [line for line in report.output.splitlines() if line.startswith(f"| {first['corpus']} / cnn | as written | 0.600")]
     assert ceiling and ceiling[0].endswith("| — | — |")
+    reaching = sum(round(f1, 3) >= 0.6 for f1 in first["ceiling"]["as-written"]["best_f1"])
+    assert f"| {reaching} of 1 | — | — |" in ceiling[0]  # the paper reports one run: single seeds are counted
