@@ -18,6 +18,14 @@ def test_every_committed_results_file_loads_and_renders(path):
     assert kind_of(result).markdown(result).startswith("#")
 
 
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_every_committed_results_file_names_its_kind_and_version(path):
+    """As written, not as loaded (the loader stamps an older file): an older one is upgraded by ``load_results``
+    and written back, numbers unchanged."""
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(written["schema_version"], int) and written["kind"]
+
+
 def test_committed_results_exist():
     assert len(COMMITTED) >= 10
 
