@@ -16,11 +16,10 @@ Version history:
 """
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
-from experiments.runs.results_set import recover
+from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
 
 SCHEMA_VERSION = 1
@@ -67,12 +66,11 @@ def upgrade(result, source: str) -> dict:
 
 
 def load_results(path: Path) -> dict:
-    """The results file at ``path``, upgraded to the current version (or one line saying why not).  A set whose
-    commit a kill interrupted is completed first (:func:`experiments.runs.results_set.recover`)."""
-    with contextlib.suppress(OSError, ValueError):  # a read-only folder is read as it is
-        recover(Path(path).parent, Path(path).stem)
+    """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
+    written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
+    completes the commit)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _text(Path(path))
     except FileNotFoundError:
         raise IsarcasmError(f"{path}: no such results file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -83,3 +81,15 @@ def load_results(path: Path) -> dict:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
     return upgrade(result, str(path))
+
+
+def _text(path: Path) -> str:
+    """The text of results file ``path`` as its set's commit decided it (see
+    :func:`experiments.runs.results_set.decided`)."""
+    source = decided(path.parent, path.stem, path.name)
+    try:
+        return source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if source == path:
+            raise
+        return path.read_text(encoding="utf-8")  # a writer finished the commit meanwhile: the file is in place
