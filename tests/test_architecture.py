@@ -186,14 +186,15 @@ def toy_project(tmp_path):
         for parent in list(path.parents)[: module.count(".")]:
             (parent / "__init__.py").touch()
         path.write_text(source)
+
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").touch()
     return tmp_path, write
 
 
 def test_an_upward_import_and_a_circle_are_found(toy_project):
     root, write = toy_project
-    for package in PACKAGES:
-        (root / package).mkdir(exist_ok=True)
-        (root / package / "__init__.py").touch()
     write("experiments.runs.store", "def f():\n    from experiments.reports import table  # why\n")
     write("experiments.reports.table", "from experiments.runs.store import f\n")
     write("preprocessing.a", "from . import b\n")
@@ -219,9 +220,6 @@ def test_parameters_are_counted_without_self_and_catch_alls():
 
 def test_a_long_parameter_list_is_found_outside_the_cli_only(toy_project):
     root, write = toy_project
-    for package in PACKAGES:
-        (root / package).mkdir(exist_ok=True)
-        (root / package / "__init__.py").touch()
     write("experiments.cli.command", "def command(a, b, c, d, e, f, g): pass\n")
     write("experiments.runs.store", "def put(a, b, c, d, e, f, g): pass\n")
     assert over_the_limit(root) == {"experiments.runs.store.put"}
