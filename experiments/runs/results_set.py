@@ -78,7 +78,7 @@ def decided(root: Path, name: str, path: str) -> Path:
     moves the staged file into place: read that on a ``FileNotFoundError``.)"""
     try:
         steps = json.loads((root / _JOURNAL.format(name=name)).read_text(encoding="utf-8"))["steps"]
-    except (OSError, ValueError, KeyError, TypeError):  # no journal (the usual case), or one being replaced
+    except (OSError, ValueError):  # no journal (the usual case), or one this reader may not read
         return root / path
     staged = [root / step[1] for step in steps if step[0] == "put" and step[2] == path]
     return staged[0] if staged and staged[0].is_file() else root / path
