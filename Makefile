@@ -11,7 +11,7 @@ DEMO_ARGS ?=
 # Runs trained at once (see `isarcasm reproduce --help`); the numbers do not depend on it.
 JOBS ?= 2
 
-.PHONY: demo test install install-ray data
+.PHONY: demo test test-fast install install-ray data
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,3 +36,13 @@ demo: data
 test: $(BIN)/python
 	$(PIP) -e '.[test,ray,backends,hub]'
 	$(BIN)/python -m pytest
+
+# The fast tier: every test not marked slow (tests/conftest.py marks the ones that train a model or read the
+# real corpora); under 3 minutes. `make test` runs them all.
+# Installs the test extra once (again when setup.py changes), so a rerun is the tests' time alone.
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -m "not slow"
+
+$(VENV)/.installed-test: setup.py | $(BIN)/python
+	$(PIP) -e '.[test]'
+	touch $@

@@ -5,14 +5,15 @@ The default is the GloVe 6B 100-d subset in the data directory (see the
 file, gzipped or not, with or without the word2vec ``COUNT DIM`` header line;
 ``--embeddings random`` means no pre-trained vectors.
 
-Parsing the 341k-word text file takes gensim about 40 s, so the first load
+Parsing a text file of vectors is slow next to reading an array (see
+docs/results/speed.md), so the first load
 saves the vectors as a ``.npy`` array (read memory-mapped, ``allow_pickle=False``)
 and the words as a JSON list, which load in well under a second.  Not gensim's
 own format: that is a pickle, and a cache folder may be shared, so loading it
 could run code someone else put there.
 
 The cache is keyed by the sha256 of the source file's bytes, computed in full
-on every load (about 0.2 s for the 113 MB default file).  A cheaper key from
+on every load (a small cost next to parsing).  A cheaper key from
 size and modification time would break whenever the data is copied or
 touched, and sampling parts of the file could miss an edit in the middle; a
 full hash is always right and still keeps a cached load under a second or

@@ -52,8 +52,8 @@ SentiWordNet is read from the 3-column derived file
 Parsed lexicons are kept in memory per file (``functools.lru_cache`` keyed by
 path, size and modification time), so repeated featurisers in one process
 (folds, several models) parse each file once.  There is no on-disk cache:
-parsing all eleven files takes about 1.4 s (``benchmarks/lexicons.py``), small
-next to training, and nothing is written next to the (possibly read-only) data.
+parsing all eleven files is small next to training (``benchmarks/lexicons.py``
+measures it), and nothing is written next to the (possibly read-only) data.
 """
 from __future__ import annotations
 

@@ -66,14 +66,45 @@ except ImportError:  # the test extra is not installed: the fuzz tests skip them
 
 #: Modules whose every test trains end to end, starts worker processes or another Keras backend.
 SLOW_MODULES = {"test_training_e2e", "test_parallel", "test_crash_safety", "test_ray_executor", "test_backends",
-                "test_keras_entrants", "test_failed_runs"}
+                "test_keras_entrants", "test_failed_runs", "test_examples"}
+#: In other modules, the tests that train a model (or start a Python that does), named by the test function or
+#: by the fixture that trains for them (a module-scoped fixture trains once for all its tests, so they go
+#: together); `pytest --durations=50 -m "not slow"` shows what to add when the fast tier (`make test-fast`)
+#: nears 3 minutes.
+SLOW_TESTS = {
+    "test_models": {"test_learns_a_separable_toy_task"},
+    "test_context_models": {"test_learns_a_task_whose_label_is_in_the_context"},
+    "test_predict_output": {"run"},
+    "test_evaluate_summary": {"two_seeds"},
+    "test_batching": {"test_a_bucket_run_trains_and_is_stored_as_a_named_variant"},
+    "test_context_training": {"dialogue"},
+    "test_damaged_runs": {"pristine"},
+    "test_evaluation_reuse": {"run"},
+    "test_machine_faults": {"run", "test_a_full_disk_while_training_leaves_no_run_and_no_staging_folder"},
+    "test_multilabel": {"tagged"},
+    "test_multitask": {"multitask"},
+    "test_outside_predictions": {"store"},
+    "test_quiet_console": {"test_train_evaluate_predict_and_a_quick_reproduction_print_no_foreign_line_with_q",
+                           "test_tf_cpp_min_log_level_0_shows_tensorflows_lines_again"},
+    "test_selection_rules": {"runs", "toy_reproduction", "test_fidelity_sets_the_paper_beside_both_protocols",
+                             "test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_precision"},
+    "test_sklearn_entrants": {"store", "test_the_example_runs_on_its_own"},
+    "test_cross_eval": {"store"},
+    "test_experiment_files": {"test_the_train_table_of_an_experiment_file_is_what_its_runs_use"},
+    "test_references": {"toy"},
+    "test_fuzz_user_files": {"trained_run"},
+}
 
 
 def pytest_collection_modifyitems(items):
-    """Mark ``slow`` every test on the real corpora (it asks for ``real_data_dir``) and every test of a
-    module in :data:`SLOW_MODULES`, so ``pytest -m "not slow"`` gives a quick pass."""
+    """Mark ``slow`` every test on the real corpora (it asks for ``real_data_dir``), every test of a module
+    in :data:`SLOW_MODULES` and every test :data:`SLOW_TESTS` names, so ``pytest -m "not slow"`` gives a
+    quick pass (tests/test_tiers.py checks that every name there is still in its module)."""
     for item in items:
-        if "real_data_dir" in getattr(item, "fixturenames", ()) or item.module.__name__.split(".")[-1] in SLOW_MODULES:
+        module = item.module.__name__.split(".")[-1]
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if ("real_data_dir" in fixtures or module in SLOW_MODULES
+                or SLOW_TESTS.get(module, set()) & ({item.originalname} | fixtures)):
             item.add_marker(pytest.mark.slow)
 
 

@@ -87,26 +87,24 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
 def report(experiment, results_dir, html, against, selection, fidelity, as_json):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     if fidelity:
-        result = _readable(lambda: fidelity_of(experiment, Path(results_dir)), results_dir, experiment)
+        result = fidelity_of(experiment, Path(results_dir))
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
     result = _results(results_dir, experiment)
     if selection:
-        result = _readable(lambda: reselect(result, selection), results_dir, experiment)
+        result = reselect(result, selection)
         if result["experiment"] != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{selection}' applied to the runs' per-epoch "
                        f"records in {result['reselect_seconds']:.1f} s)", err=True)
     if against:
-        click.echo(_readable(lambda: comparison_markdown(result, _results(results_dir, against)), results_dir,
-                             f"{experiment} or {against}"))
+        click.echo(comparison_markdown(result, _results(results_dir, against)))
         return
     if as_json:
         echo_json(result)
     else:
-        click.echo(_readable(lambda: _noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))),
-                             results_dir, experiment))
+        click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))))
     if html:
         folder = writable_folder(Path(results_dir), "--results-dir") / safe_name(experiment, "experiment")
         page = write_html(result, folder)
@@ -124,13 +122,3 @@ def _results(results_dir: str, experiment: str) -> dict:
         raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
                             f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
     return load_results(path)
-
-
-def _readable(render, results_dir: str, experiment: str) -> str:
-    """``render()``; a results file edited by hand, truncated into other valid JSON, or written by an
-    incompatible version is one line, not a traceback from deep inside the report."""
-    try:
-        return render()
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
-        raise IsarcasmError(f"{Path(results_dir) / experiment}.json is not a results file this version can read "
-                            f"({type(exc).__name__}: {exc}); run `isarcasm reproduce {experiment}` again") from None

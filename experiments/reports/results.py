@@ -18,26 +18,41 @@ Version history:
 """
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
-from experiments.runs.results_set import recover
+from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
 
 SCHEMA_VERSION = 1
-#: What each kind's readers rely on: top-level keys, and the keys of every cell.
+_NUMBER = (int, float)
+#: What each kind's readers rely on, checked on loading so that a report meets only files of this shape
+#: (and a report that still fails has a bug, which raises): the top-level keys, the keys of every cell,
+#: each with its JSON type.
 REQUIRED = {
-    "table": (("experiment", "title", "source", "seeds", "cells"), ("corpus", "model", "metrics", "references")),
-    "cross": (("experiment", "corpora", "models", "seeds", "cells"), ()),
-    "benchmark": (("experiment", "model", "cells"), ()),
-    "fidelity": (("experiment", "title", "cells"), ("model", "paper", "protocols")),
+    "table": ({"experiment": str, "title": str, "source": str, "seeds": list, "cells": list},
+              {"corpus": str, "model": str, "note": str, "metrics": dict, "references": list}),
+    "cross": ({"experiment": str, "corpora": list, "models": list, "seeds": list, "cells": list},
+              {"model": str, "train_corpus": str, "test_corpus": str, "metrics": dict}),
+    "benchmark": ({"experiment": str, "model": str, "seeds": list, "method": str, "missing": list, "cells": list},
+                  {"experiment": str, "cell": str, "metric": str, "candidate": dict, "classics": list, "of": int}),
+    "fidelity": ({"experiment": str, "title": str, "cells": list}, {"model": str, "paper": dict, "protocols": dict}),
 }
+#: A metric's summary over runs (a table's or cross cell's ``metrics`` values).
+SUMMARY = {"mean": _NUMBER, "std": _NUMBER, "values": list}
+#: A published number beside a table cell (its ``references``).
+REFERENCE = {"label": str, "metric": str, "value": _NUMBER}
 
 
 def stamped(result: dict) -> dict:
     """``result`` as the current version writes it."""
     return {**result, "kind": result.get("kind", "table"), "schema_version": SCHEMA_VERSION}
+
+
+def require_kind(result: dict, kind: str, use: str) -> None:
+    """One line when ``result`` is not of ``kind``: ``use`` (say, ``--selection``) reads only that kind."""
+    if result.get("kind", "table") != kind:
+        raise IsarcasmError(f"{use} reads {kind} results; '{result['experiment']}' is a {result['kind']} results file")
 
 
 def upgrade(result, source: str) -> dict:
@@ -56,25 +71,24 @@ def upgrade(result, source: str) -> dict:
     if kind not in REQUIRED:
         raise IsarcasmError(f"{source}: unknown kind of results {kind!r} (known: {', '.join(REQUIRED)})")
     top, per_cell = REQUIRED[kind]
-    missing = [key for key in top if key not in result]
-    cells = result.get("cells")
-    if missing or not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+    wrong = _malformed(result, top)
+    if wrong:
         raise IsarcasmError(f"{source}: not a {kind} results file this version can read (missing or malformed: "
-                            f"{', '.join(missing) or 'cells'}); run the command that made it again")
-    for number, cell in enumerate(cells, start=1):
-        absent = [key for key in per_cell if key not in cell]
-        if absent:
-            raise IsarcasmError(f"{source}: cell {number} lacks {', '.join(absent)}; run the command that made it again")
+                            f"{', '.join(wrong)}); run the command that made it again")
+    for number, cell in enumerate(result["cells"], start=1):
+        wrong = _malformed(cell, per_cell) or _malformed_parts(cell, per_cell)
+        if wrong:
+            raise IsarcasmError(f"{source}: cell {number} lacks or has malformed {', '.join(wrong)}; run the command "
+                                "that made it again")
     return result
 
 
 def load_results(path: Path) -> dict:
-    """The results file at ``path``, upgraded to the current version (or one line saying why not).  A set whose
-    commit a kill interrupted is completed first (:func:`experiments.runs.results_set.recover`)."""
-    with contextlib.suppress(OSError, ValueError):  # a read-only folder is read as it is
-        recover(Path(path).parent, Path(path).stem)
+    """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
+    written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
+    completes the commit)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _text(Path(path))
     except FileNotFoundError:
         raise IsarcasmError(f"{path}: no such results file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -85,3 +99,31 @@ def load_results(path: Path) -> dict:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
     return upgrade(result, str(path))
+
+
+def _text(path: Path) -> str:
+    """The text of results file ``path`` as its set's commit decided it (see
+    :func:`experiments.runs.results_set.decided`)."""
+    source = decided(path.parent, path.stem, path.name)
+    try:
+        return source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if source == path:
+            raise
+        return path.read_text(encoding="utf-8")  # a writer finished the commit meanwhile: the file is in place
+
+
+def _malformed(value, shape: dict) -> list[str]:
+    """The keys of ``shape`` that ``value`` lacks or holds with another JSON type (everything, for a non-object)."""
+    if not isinstance(value, dict):
+        return list(shape)
+    return [key for key, kind in shape.items() if not isinstance(value.get(key), kind)]
+
+
+def _malformed_parts(cell: dict, per_cell: dict) -> list[str]:
+    """The metric summaries and references of a cell (of a kind that has them) not of their shape, named as
+    ``metrics.f1_macro`` and ``references[0]``."""
+    metrics = cell["metrics"].items() if "metrics" in per_cell else ()
+    references = enumerate(cell["references"]) if "references" in per_cell else ()
+    return ([f"metrics.{name}" for name, summary in metrics if _malformed(summary, SUMMARY)]
+            + [f"references[{i}]" for i, reference in references if _malformed(reference, REFERENCE)])

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from experiments.reports.format import duration
 from experiments.reports.references import reference_section
+from experiments.reports.results import require_kind
 from experiments.runs.protocol import QUICK
 from preprocessing.errors import IsarcasmError
 
@@ -126,6 +127,8 @@ def comparison_markdown(base: dict, other: dict) -> str:
     seed and fold, hence the same test texts) the variant scored higher: the spread over seeds and
     folds is often as large as Δ, and the pairing shows whether Δ is consistent.  Only the cells
     (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
+    for result in (base, other):
+        require_kind(result, "table", "--against")
     theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
     shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
     if not shared:

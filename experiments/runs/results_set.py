@@ -13,9 +13,10 @@ that no rerun removed.  So a set is written like a database writes a transaction
 
 Writers of one set take turns (``.<experiment>.lock``, an flock, stays beside the results like a run's claim).
 
-Every step can run twice with the same outcome, so :func:`recover`, which every writer and reader of a set
-calls first, finishes a journal a kill left (the new set), or removes a staging folder without one (the
-previous set stays as it was).
+Every step can run twice with the same outcome, so every writer of a set, first (in :func:`staging`, under
+the set's lock), finishes a journal a kill left (the new set), or removes a staging folder without one (the
+previous set stays as it was).  A reader writes nothing (its folder may be read-only, or another user's): it reads
+each file where :func:`decided` finds the set the journal decided, staged or in place.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ _LOCK = ".{name}.lock"
 def staging(root: Path, name: str) -> Iterator[Path]:
     """A fresh staging folder for set ``name`` in ``root``, held under the set's lock (two sweeps writing
     the same experiment's results take turns).  On an error or Ctrl-C it is removed, or, past the commit
-    point, the commit finished; a kill leaves it to :func:`recover`."""
+    point, the commit finished; a kill leaves it to the next writer."""
     root.mkdir(parents=True, exist_ok=True)
     with _locked(root, name):
         _recover(root, name)
@@ -58,7 +59,7 @@ def commit(root: Path, name: str, folder: Path, steps: list[list[str]]) -> None:
     written = folder / journal.name
     written.write_text(json.dumps({"staging": folder.name, "steps": steps}), encoding="utf-8")
     _sync(written)
-    os.replace(written, journal)  # the commit point: from here on, the new set is the one recover() completes
+    os.replace(written, journal)  # the commit point: from here on, the new set is the one a writer completes
     _finish(root, journal)
 
 
@@ -71,12 +72,16 @@ def plan(root: Path, folder: Path, keep: dict[str, str], drop: list[str]) -> lis
             + [["put", f"{folder.name}/{path}", path] for path in staged])
 
 
-def recover(root: Path, name: str) -> None:
-    """Finish the commit of set ``name`` a kill interrupted, or remove a staging folder no commit reached
-    (nothing to do, the usual case, takes no lock)."""
-    if (root / _JOURNAL.format(name=name)).is_file() or any(root.glob(_STAGING.format(name=name) + "*")):
-        with _locked(root, name):
-            _recover(root, name)
+def decided(root: Path, name: str, path: str) -> Path:
+    """Where file ``path`` (relative to ``root``) of set ``name`` is read without writing: the staged file a
+    journal a kill left is still to put there, else the file in place.  (A writer finishing the journal meanwhile
+    moves the staged file into place: read that on a ``FileNotFoundError``.)"""
+    try:
+        steps = json.loads((root / _JOURNAL.format(name=name)).read_text(encoding="utf-8"))["steps"]
+    except (OSError, ValueError):  # no journal (the usual case), or one this reader may not read
+        return root / path
+    staged = [root / step[1] for step in steps if step[0] == "put" and step[2] == path]
+    return staged[0] if staged and staged[0].is_file() else root / path
 
 
 @contextmanager

@@ -5,17 +5,16 @@ Every study (reproduce, cross-eval, benchmark) turns its cells into
 each finished run back.  :class:`LocalExecutor` trains them in this process
 (``--jobs 1``) or in a pool of worker processes (``--jobs N``).
 
-One run is small TensorFlow work that spreads badly over cores: on 2 cores,
-two single-threaded runs side by side trained 1.5 times as many examples per
-second as one run with two threads (an LSTM epoch on iSarcasm: 40 ms a step
-with one thread, 30 ms with two).  ``--jobs N`` starts N worker processes
+One run is small TensorFlow work that spreads badly over cores: runs side by
+side, each with fewer threads, train more examples per second than one run
+given every core (docs/results/speed.md has the measurement).  ``--jobs N`` starts N worker processes
 (spawned: TensorFlow must not be forked), gives each cores/N threads, and hands
 them runs.  Each run is still one :func:`experiments.runs.training.train_run` with its own seed,
 so it writes the same files and is reused the same way as when trained alone.
 
-Workers take the runs most expensive first (:func:`by_cost`): Dense-LSTM runs
-take 15 times a CNN's, and a sweep whose last run is a long one leaves the
-other workers idle while it finishes.
+Workers take the runs most expensive first (:func:`by_cost`): run costs differ
+many times over between models (Dense-LSTM's against a CNN's), and a sweep whose
+last run is a long one leaves the other workers idle while it finishes.
 """
 from __future__ import annotations
 

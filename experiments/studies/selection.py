@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from experiments.reports.operating_point import operating_point_of
+from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import check_rule, run_under
@@ -23,6 +24,7 @@ from preprocessing.errors import IsarcasmError
 def reselect(result: dict, rule: str) -> dict:
     """``result`` (a reproduction's results) with every trained cell rescored under ``rule``."""
     check_rule(rule)
+    require_kind(result, "table", "--selection")
     if result.get("selection", result.get("train", {}).get("selection", "best")) == rule:
         return result
     runs = [Path(run) for cell in result["cells"] for run in cell.get("runs", [])]

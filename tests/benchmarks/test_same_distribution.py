@@ -15,6 +15,7 @@ from locations import ROOT
 
 from experiments.reports import distribution
 from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
+from experiments.runs.metrics import summary_stats
 from experiments.runs.store import CONFIG, METRICS
 from experiments.runs.trajectory import Trajectory, run_under, save_record
 
@@ -36,10 +37,10 @@ def reference_values(seed=0):
 
 
 def table(values, seeds=SEEDS, selection=None, corpus="toy"):
-    cells = [{"corpus": corpus, "model": model, "references": [], "seeds": seeds,
+    cells = [{"corpus": corpus, "model": model, "note": "", "references": [], "seeds": seeds,
               "runs": [f"runs/toy/{corpus}/{model}/seed-{s}" for s in seeds],
               "run_ids": [{"seed": s, "fold": None} for s in seeds],
-              "metrics": {"f1_sarcastic": {"values": list(map(float, f1))}},
+              "metrics": {"f1_sarcastic": summary_stats(f1)},
               "operating_point": {"predicted_positive_rate": {"values": list(map(float, share))}}}
              for model, (f1, share) in values.items()]
     return {"kind": "table", "schema_version": 1, "experiment": "toy", "title": "toy", "source": "test",

@@ -2,8 +2,10 @@
 import json
 
 import pytest
+from click.testing import CliRunner
 
-from experiments.reports.kinds import kind_of
+from experiments.cli import main
+from experiments.reports.kinds import ResultKind, kind_of
 from experiments.reports.results import SCHEMA_VERSION, load_results, stamped, upgrade
 from preprocessing.errors import IsarcasmError
 from locations import ROOT
@@ -16,6 +18,14 @@ def test_every_committed_results_file_loads_and_renders(path):
     result = load_results(path)
     assert result["schema_version"] == SCHEMA_VERSION and result["kind"]
     assert kind_of(result).markdown(result).startswith("#")
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_every_committed_results_file_names_its_kind_and_version(path):
+    """As written, not as loaded (the loader stamps an older file): an older one is upgraded by ``load_results``
+    and written back, numbers unchanged."""
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(written["schema_version"], int) and written["kind"]
 
 
 def test_committed_results_exist():
@@ -46,3 +56,44 @@ def test_malformed_files_are_one_line(tmp_path, content, message):
 def test_a_version_0_table_is_upgraded():
     old = {"experiment": "t", "title": "t", "source": "s", "seeds": [0], "cells": []}
     assert upgrade(old, "t.json")["kind"] == "table"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r["cells"][0]["metrics"].update(f1_sarcastic={"mean": "high"}), "cell 1 .* metrics.f1_sarcastic"),
+    (lambda r: r["cells"][0]["references"].append({"label": "x"}), r"cell 1 .* references\[\d+\]"),
+    (lambda r: r["cells"][1].update(note=None), "cell 2 .* note"),
+    (lambda r: r.update(seeds="0-4"), "missing or malformed: seeds"),
+])
+def test_a_malformed_part_of_a_table_is_named_on_loading(tmp_path, edit, message):
+    result = json.loads((ROOT / "docs" / "results" / "table7.json").read_text(encoding="utf-8"))
+    edit(result)
+    path = tmp_path / "table7.json"
+    path.write_text(json.dumps(result))
+    with pytest.raises(IsarcasmError, match=message):
+        load_results(path)
+
+
+@pytest.fixture
+def committed(tmp_path):
+    """A results folder with a copy of the committed table7 and cross results."""
+    for name in ("table7", "cross"):
+        (tmp_path / f"{name}.json").write_text((ROOT / "docs" / "results" / f"{name}.json").read_text("utf-8"))
+    return tmp_path
+
+
+def test_a_bug_in_report_code_raises_instead_of_blaming_the_file(committed, monkeypatch):
+    def broken(result):
+        return result["no such key"]
+
+    monkeypatch.setattr("experiments.cli.reproduce.kind_of", lambda result: ResultKind(broken))
+    outcome = CliRunner().invoke(main, ["report", "table7", "--results-dir", str(committed)])
+    assert isinstance(outcome.exception, KeyError) and "results file" not in outcome.output
+
+
+@pytest.mark.parametrize("options, message", [
+    (["cross", "--selection", "grid"], "--selection reads table results; 'cross' is a cross results file"),
+    (["table7", "--against", "cross"], "--against reads table results; 'cross' is a cross results file"),
+])
+def test_a_table_only_option_on_another_kind_is_one_line(committed, options, message):
+    outcome = CliRunner().invoke(main, ["report", *options, "--results-dir", str(committed)])
+    assert outcome.exit_code == 1 and outcome.output.strip().splitlines() == [f"Error: {message}"]

@@ -1,5 +1,5 @@
-"""A results set (json, csv, md, figures) is committed as a whole: a kill at any point leaves the previous
-set or the new one complete once a reader or the next writer has looked, and no stray file survives.
+"""A results set (json, csv, md, figures) is committed as a whole: after a kill at any point a reader reads the
+previous set or the new one without writing, and the next writer leaves that set complete and no stray file.
 
 Each kill is real: a forked child writes the set and SIGKILLs itself at one point of the commit (while
 staging, at the commit point, or between any two of its renames), so no ``finally`` runs.
@@ -48,6 +48,10 @@ def current_set(root: Path) -> str:
     return markers.pop()
 
 
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 def strays(root: Path) -> list[str]:
     return [p.name for p in root.rglob(".*") if p.suffix != ".lock"]
 
@@ -80,8 +84,12 @@ def killed_at(root: Path, point: int) -> None:
 def test_a_kill_at_any_point_leaves_the_previous_set_or_the_new_one(tmp_path, point):
     save(tmp_path, "old")
     killed_at(tmp_path, point)
-    load_results(tmp_path / f"{NAME}.json")  # a reader completes (or undoes) what the kill left
-    assert current_set(tmp_path) == ("old" if point < 0 else "new")
+    decided = "old" if point < 0 else "new"
+    left = snapshot(tmp_path)
+    assert load_results(tmp_path / f"{NAME}.json")["marker"] == decided
+    assert snapshot(tmp_path) == left  # the reader wrote nothing
+    with results_set.staging(tmp_path, NAME):  # the next writer completes (or undoes) what the kill left
+        assert current_set(tmp_path) == decided
     assert strays(tmp_path) == []
     kept = sorted((tmp_path / "previous").glob("*")) if (tmp_path / "previous").exists() else []
     if point >= 0:  # the previous set is kept whole
