@@ -10,6 +10,7 @@ from experiments.cli.options import (
     TRAIN_OPTIONS,
     file_corpus_options,
     jobs_option,
+    reference_option,
     results_dir_option,
     seed_list,
     seeds_option,
@@ -91,6 +92,7 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
               help="MODEL is the Keras model FILE.py's build(train_texts, seed) returns: it reads raw text (its own "
                    "tokenizer) and gives P(sarcastic); trained here, epoch chosen on validation; see "
                    "examples/keras_hub_transformer.py.")
+@reference_option
 @results_dir_option
 @jobs_option
 @training_options

@@ -1,0 +1,32 @@
+"""Exporting the runs behind a results file as the reference set (see experiments/runs/reference.py)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from experiments.runs.reference import export, key_of
+from experiments.runs.store import read_config
+from experiments.studies.settings import Settings
+from preprocessing.errors import IsarcasmError
+
+
+def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Path]:
+    """Write every run of ``result``'s cells to ``to/<experiment>.{json,npz}``.
+
+    A run is read where the results file names it, else at the same place under the store
+    ``settings.runs_root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
+    set with a seed missing would rank and average fewer runs than the results file it stands for.
+    """
+    named = [run for cell in result["cells"] for run in cell.get("runs", [])]
+    if not named:
+        raise IsarcasmError(f"'{result['experiment']}' names no runs: nothing to export")
+    runs = [Path(run) if Path(run).is_dir() else settings.runs_root / key_of(Path(run)) for run in named]
+    missing = [run for run in runs if not run.is_dir()]
+    if missing:
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' are neither where the "
+                            f"results file names them nor under --output-dir {settings.runs_root} (first: "
+                            f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
+                            "(finished runs are reused), then export again")
+    corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
+    made_by = result.get("command") or f"isarcasm reproduce {result['experiment']}"
+    return export(result["experiment"], made_by, runs, {name: settings.dataset(name) for name in corpora},
+                  settings.data_dir, to)
