@@ -120,4 +120,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
                                method, resamples)
     result = run_benchmark(request, settings, _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
+    if settings.shipped_runs:
+        click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference} "
+                   "(verified against the local data); the others from the run store")
     click.echo(f"\nEvery cell, model and seed: {Path(results_dir, result['experiment'])}.md (and .json)")

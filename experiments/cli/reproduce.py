@@ -132,10 +132,13 @@ def report(ctx, experiment, results_dir, html, against, selection, fidelity, out
 
 def _localiser(settings: Settings):
     """:meth:`Settings.localised`, saying (once per results file) how many runs came from the reference set."""
+    said = set()
+
     def localised(result: dict) -> dict:
         local = settings.localised(result)
         count = shipped_count(run for cell in local["cells"] for run in cell.get("runs", []))
-        if count:
+        if count and result["experiment"] not in said:
+            said.add(result["experiment"])
             click.echo(f"{result['experiment']}: {count} of {sum(len(c.get('runs', [])) for c in local['cells'])} "
                        f"runs from the reference set {settings.reference} (verified against the local data)", err=True)
         return local

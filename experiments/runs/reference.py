@@ -196,6 +196,7 @@ class ReferenceSet:
 
     folder: Path
     _runs: dict | None = field(default=None, repr=False)
+    _indexes: dict = field(default_factory=dict, repr=False)  # index path -> its content
     _verdicts: dict = field(default_factory=dict, repr=False)  # key -> what differs ('' when nothing)
     _arrays_of: dict = field(default_factory=dict, repr=False)  # .npz path -> its arrays, once checked
     _said: set = field(default_factory=set, repr=False)
@@ -207,7 +208,13 @@ class ReferenceSet:
             self._runs = {}
             for path in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
                 index = self._index(path)
-                for entry in index.get("runs", []) if index else []:
+                runs = index.get("runs") if index else None
+                if not isinstance(runs, list) or not all(isinstance(e, dict) and "key" in e for e in runs):
+                    if index:
+                        self.warn_once(f"{path}: its runs cannot be read: left out (rebuild it with `isarcasm runs export`)")
+                    continue
+                self._indexes[path] = index
+                for entry in runs:
                     self._runs.setdefault(entry["key"], (path, entry))
         return self._runs
 
@@ -238,11 +245,15 @@ class ReferenceSet:
         if found is None:
             return None
         path, entry = found
-        index = read_json(path)
-        if key not in self._verdicts:
-            self._verdicts[key] = _mismatch(entry, datasets(entry["config"]["corpus"]), data_dir) or ""
-        if not self._verdicts[key]:
-            return _materialise(store / REFERENCE_CACHE / key, entry, index, self._arrays(path, index))
+        index = self._indexes[path]
+        try:
+            if key not in self._verdicts:
+                self._verdicts[key] = _mismatch(entry, datasets(entry["config"]["corpus"]), data_dir) or ""
+            if not self._verdicts[key]:
+                return _materialise(store / REFERENCE_CACHE / key, entry, index, self._arrays(path, index))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-edited or half-copied index
+            raise Mismatch(f"{path}: reference run {key} cannot be read ({type(exc).__name__}: {exc}); restore the "
+                           "file (git checkout) or rebuild it with `isarcasm runs export`") from None
         corpus, model = corpus_label(entry["config"]["corpus"]), entry["config"]["model"]
         raise Mismatch(f"reference runs of {key.rsplit('/', 1)[0]} ({path.name}) not used: corpus '{corpus}': "
                        f"{self._verdicts[key]}; train the cell here with `{index['made_by']} --corpora {corpus} "

@@ -49,6 +49,8 @@ class Settings:
     reference: Path | None = None
     _datasets: dict = field(default_factory=dict, repr=False)
     _references: dict = field(default_factory=dict, repr=False)
+    #: The reference runs handed out so far (their folders in the store), for the reports to count.
+    shipped_runs: set = field(default_factory=set, repr=False)
 
     def __post_init__(self):
         if self.executor_kind == "ray":
@@ -113,12 +115,15 @@ class Settings:
             return None
         references = self._references.setdefault(self.reference, ReferenceSet(self.reference))
         try:
-            return references.materialised(key, self.runs_root, self.dataset, self.data_dir)
+            found = references.materialised(key, self.runs_root, self.dataset, self.data_dir)
         except Mismatch as exc:
             if strict:
                 raise
             references.warn_once(str(exc))
             return None
+        if found:
+            self.shipped_runs.add(found)
+        return found
 
     def localised(self, result: dict) -> dict:
         """``result`` with every run folder that is not on this machine replaced by the verified reference

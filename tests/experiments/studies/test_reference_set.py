@@ -209,3 +209,19 @@ def test_export_refuses_a_results_file_whose_runs_are_missing(shipped, tmp_path)
                                         str(tmp_path), "--to", str(tmp_path / "ref"), "--split-col", "split"])
     assert refused.exit_code == 1 and "1 of 2 runs of 'toy'" in refused.output
     assert len(refused.output.strip().splitlines()) == 1 and not (tmp_path / "ref" / "toy.json").exists()
+
+
+def test_benchmark_ranks_a_new_model_against_the_reference_runs_on_a_fresh_store(shipped, monkeypatch):
+    """The benchmark's classic rows and paired tests read the reference runs; only the new model is scored."""
+    root, _ = shipped
+    monkeypatch.setattr("experiments.runs.training._train", lambda *a, **k: pytest.fail("a classic run was trained"))
+    ranked = cli(root, "benchmark", "tfidf-lr", "--experiments", str(root / "toy.toml"), "--seeds", "2",
+                 "--epochs", "2", "--batch-size", "32", "--embeddings", "random", "--split-col", "split",
+                 "--output-dir", str(root / "bench"), "--results-dir", str(root / "bench-results"),
+                 "--reference-dir", str(root / "ref"))
+    assert ranked.exit_code == 0, ranked.output
+    result = json.loads((root / "bench-results" / "benchmark-tfidf-lr.json").read_text())
+    assert "not found" not in ranked.output.lower() and "cnn" in ranked.output
+    assert "2 classic runs came from the reference set" in ranked.output
+    assert (root / "bench" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-1" / PREDICTIONS).is_file()
+    assert result["cells"]
