@@ -27,6 +27,27 @@ def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Pa
                             f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
                             "(finished runs are reused), then export again")
     corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
-    made_by = result.get("command") or f"isarcasm reproduce {result['experiment']}"
-    return export(result["experiment"], made_by, runs, {name: settings.dataset(name) for name in corpora},
-                  settings.data_dir, to)
+    return export(result["experiment"], retrain_command(result.get("command"), result["experiment"]), runs,
+                  {name: settings.dataset(name) for name in corpora}, settings.data_dir, to)
+
+
+#: Options of the command that made a results file that say where and how fast, not what: left out of
+#: the command a user is told to retrain a cell with (with their values), as are the cells chosen.
+_WHERE = {"--output-dir", "--results-dir", "--jobs", "--executor", "--address", "--cpus-per-run", "--gpus-per-run",
+          "--corpora", "--models"}
+
+
+def retrain_command(command: str | None, experiment: str) -> str:
+    """The command that made the results, from its verb on (``reproduce table7 --seeds 5``), without the
+    options of :data:`_WHERE` nor ``--references``: what retrains a cell here with ``--corpora``/``--models``."""
+    words = (command or "").split()
+    verb = next((i for i, word in enumerate(words) if word in ("reproduce", "cross-eval")), None)
+    if verb is None:
+        return f"isarcasm reproduce {experiment}"
+    kept, skip = [], False
+    for word in words[verb:]:
+        if skip or word == "--references" or word.split("=")[0] in _WHERE:
+            skip = not skip and word in _WHERE  # its value follows unless written --option=value
+            continue
+        kept.append(word)
+    return " ".join(["isarcasm", *kept])

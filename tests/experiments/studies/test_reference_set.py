@@ -225,3 +225,12 @@ def test_benchmark_ranks_a_new_model_against_the_reference_runs_on_a_fresh_store
     assert "2 classic runs came from the reference set" in ranked.output
     assert (root / "bench" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-1" / PREDICTIONS).is_file()
     assert result["cells"]
+
+
+def test_the_retrain_command_is_the_one_that_made_the_results_without_where_it_wrote():
+    from experiments.studies.reference_set import retrain_command
+
+    made = ("isarcasm -q --data-dir /data reproduce table7 --seeds 10 --references --jobs 2 --output-dir /sweep "
+            "--results-dir=/res --corpora isarcasm --protocol authors-code")
+    assert retrain_command(made, "table7-authors-code") == "isarcasm reproduce table7 --seeds 10 --protocol authors-code"
+    assert retrain_command("pytest -x", "toy") == "isarcasm reproduce toy"
