@@ -300,11 +300,12 @@ def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Pat
               "parameters": entry.get("parameters"), "arrays_sha256": index["arrays_sha256"],
               "entry_sha256": hashlib.sha256(json_text(entry).encode("utf-8")).hexdigest()}
     config_hash = entry["config"]["config_hash"]
-    if is_finished(directory, config_hash) and (directory / REFERENCE).is_file() \
-            and read_json(directory / REFERENCE) == marker:
+    if _holds(directory, config_hash, marker):
         return directory
     run = {part: arrays[f"{entry['arrays']}_{part}"] for part in _ARRAYS}
     with run_claim(directory):
+        if _holds(directory, config_hash, marker):  # written by another process while this one waited
+            return directory
         writer = RunWriter(directory, config_hash, force=True)
         try:
             write_json(writer.path(CONFIG), entry["config"])
@@ -322,3 +323,9 @@ def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Pat
             writer.abort()
             raise
         return writer.commit()
+
+
+def _holds(directory: Path, config_hash: str, marker: dict) -> bool:
+    """True when ``directory`` already holds this reference run, materialised from this very set."""
+    return is_finished(directory, config_hash) and (directory / REFERENCE).is_file() \
+        and read_json(directory / REFERENCE) == marker

@@ -16,6 +16,10 @@ def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Pa
     ``settings.runs_root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
     set with a seed missing would rank and average fewer runs than the results file it stands for.
     """
+    if result.get("kind", "table") != "table":
+        raise IsarcasmError(f"'{result['experiment']}' holds {result['kind']} results: only a reproduction's runs are "
+                            "exported (the cross matrix applies each run's model to other corpora, and models are "
+                            "not shipped)")
     named = [run for cell in result["cells"] for run in cell.get("runs", [])]
     if not named:
         raise IsarcasmError(f"'{result['experiment']}' names no runs: nothing to export")

@@ -100,9 +100,10 @@ class Settings:
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
         """``run``'s place in the store, and, when no folder there holds a finished run, the verified
-        reference run of the same key as its last twin (a local run always comes first)."""
+        reference run of the same key as its last twin (a local run always comes first; ``force``
+        retrains, so it reads none)."""
         place = self.store.place(experiment, run)
-        if self.reference is None or any(is_finished(folder) for folder in place.all):
+        if self.reference is None or self.force or any(is_finished(folder) for folder in place.all):
             return place
         shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
