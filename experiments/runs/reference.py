@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.runs import provenance
-from experiments.runs.protocol import TrainConfig, make_splits
+from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import (
     CONFIG,
@@ -145,18 +145,15 @@ def export(experiment: str, made_by: str, runs: list[Path], datasets: dict[str, 
 
 def _exported(directory: Path, datasets: dict[str, Dataset], data_dir: Path) -> tuple[dict, dict]:
     """One run's index entry and arrays, after checking it against the local data."""
-    from experiments.runs.training import data_checksums, run_config  # loads TensorFlow (the model registry)
-
     if not is_finished(directory) or not (directory / MODEL).is_file():
         raise IsarcasmError(f"{directory} is not a finished run of a trained model: make it with the command "
                             "that made the results (finished runs are reused), then export again")
     config, metrics = read_config(directory), read_metrics(directory)
-    dataset, spec = datasets[config["corpus"]], spec_of(config)
-    splits = make_splits(dataset, spec.seed, spec.train.validation_fraction, spec.train.max_train, spec.fold)
-    local = run_config(spec, dataset, splits, data_checksums(dataset.name, data_dir, spec.train))
-    if provenance.config_hash(local) != config["config_hash"]:
-        raise IsarcasmError(f"{directory} was trained on other data or settings than this machine's "
-                            f"({', '.join(differences(config, local))} differ): export it where it was trained")
+    dataset = datasets[config["corpus"]]
+    splits, problem = _against_local(config, dataset, data_dir)
+    if problem:
+        raise IsarcasmError(f"{directory} was trained on other data or settings than this machine's ({problem}): "
+                            "export it where it was trained")
     record, predictions = load_record(directory / EPOCHS), read_predictions(directory / PREDICTIONS)
     if predictions.ids != [r.id for r in splits.test]:
         raise IsarcasmError(f"{directory / PREDICTIONS}: its ids are not the test split's: retrain the run")
@@ -276,21 +273,29 @@ class ReferenceSet:
 
 
 def _mismatch(entry: dict, dataset: Dataset, data_dir: Path) -> str | None:
-    """What differs between a reference run and the local data and settings; None when nothing does."""
-    from experiments.runs.training import data_checksums, run_config  # loads TensorFlow (the model registry)
-
-    spec = spec_of(entry["config"])
+    """What differs between a reference run and the local data and settings: the splits first (what a
+    reader of its predictions depends on), then the rest of its configuration; None when nothing does."""
     try:
-        splits = make_splits(dataset, spec.seed, spec.train.validation_fraction, spec.train.max_train, spec.fold)
+        splits, problem = _against_local(entry["config"], dataset, data_dir)
     except IsarcasmError as exc:
-        return f"its split cannot be made here ({exc})"
+        return f"it cannot be checked here ({exc})"
     for name in ("validation", "test"):
         if split_checksum(dataset, getattr(splits, name)) != entry["splits"][name]:
             return f"the {name} split (its text ids or gold labels) differs from the one the run was trained on"
+    return f"{problem} from the run's" if problem else None
+
+
+def _against_local(config: dict, dataset: Dataset, data_dir: Path) -> tuple[Splits, str | None]:
+    """The splits of the run ``config`` describes on the local data, and what differs between its
+    configuration and the one the local data gives (None when its hash is the same)."""
+    from experiments.runs.training import data_checksums, run_config  # loads TensorFlow (the model registry)
+
+    spec = spec_of(config)
+    splits = make_splits(dataset, spec.seed, spec.train.validation_fraction, spec.train.max_train, spec.fold)
     local = run_config(spec, dataset, splits, data_checksums(dataset.name, data_dir, spec.train))
-    if provenance.config_hash(local) != entry["config"]["config_hash"]:
-        return f"{', '.join(differences(entry['config'], local))} differ from the run's"
-    return None
+    if provenance.config_hash(local) == config["config_hash"]:
+        return splits, None
+    return splits, f"{', '.join(differences(config, local))} differ"
 
 
 def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Path:
