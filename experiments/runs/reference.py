@@ -227,6 +227,10 @@ class ReferenceSet:
                                 f"version {VERSION}: left out (rebuild it with `isarcasm runs export`)")
         return index
 
+    def keys(self, experiment: str) -> list[str]:
+        """The keys of the runs behind results ``experiment``."""
+        return [key for key, (path, _) in self.runs().items() if self._indexes[path].get("experiment") == experiment]
+
     def warn_once(self, line: str) -> None:
         """``line`` as a warning, the first time it is said (every seed of a cell refused says the same)."""
         if line not in self._said:
@@ -328,6 +332,21 @@ def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Pat
             writer.abort()
             raise
         return writer.commit()
+
+
+def repeats(shipped: Path, retrained: Path) -> dict:
+    """How a reference run retrained here compares with the shipped one: ``identical`` when every
+    per-epoch probability and the test predictions are the same to the last digit; else the largest
+    difference of a test probability (any epoch) and the test F1 of each."""
+    first, again = load_record(shipped / EPOCHS), load_record(retrained / EPOCHS)
+    arrays = ("validation", "test", "validation_gold", "test_gold")
+    same_shape = all(getattr(first, name).shape == getattr(again, name).shape for name in arrays)
+    identical = same_shape and all(np.array_equal(getattr(first, name), getattr(again, name)) for name in arrays) \
+        and (shipped / PREDICTIONS).read_bytes() == (retrained / PREDICTIONS).read_bytes()
+    f1 = [read_metrics(run)["test"].get("f1_sarcastic", read_metrics(run)["test"].get("f1_macro")) for run in
+          (shipped, retrained)]
+    largest = float(np.max(np.abs(first.test - again.test))) if same_shape else None
+    return {"identical": identical, "largest_difference": largest, "f1": f1}
 
 
 def _holds(directory: Path, config_hash: str, marker: dict) -> bool:

@@ -61,6 +61,8 @@ ENTRANT = "entrant.json"
 REFERENCE = "reference.json"
 #: The folder of the run store where verified reference runs are materialised (hidden: no experiment's).
 REFERENCE_CACHE = ".reference"
+#: Where ``isarcasm runs verify`` retrains sampled reference runs, to compare them with the shipped ones.
+REFERENCE_CHECK = ".reference-check"
 INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
 #: The name ``INPUTS`` had before; runs written then are still read.
 LEGACY_INPUTS = "lexicon_scaling.json"

@@ -1,10 +1,13 @@
 """Exporting the runs behind a results file as the reference set (see experiments/runs/reference.py)."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
-from experiments.runs.reference import export, key_of
-from experiments.runs.store import read_config
+from experiments.runs.reference import export, key_of, repeats, spec_of
+from experiments.runs.scheduler import RunTask, run_tasks
+from experiments.runs.spec import RunPlace
+from experiments.runs.store import REFERENCE_CHECK, read_config
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 
@@ -55,3 +58,25 @@ def retrain_command(command: str | None, experiment: str) -> str:
             continue
         kept.append(word)
     return " ".join(["isarcasm", *kept])
+
+
+def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) -> list[dict]:
+    """Retrain ``sample`` of the reference runs behind results ``experiment`` (drawn with ``seed``) in
+    ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
+    run (:func:`experiments.runs.reference.repeats`): a user can trust the set without retraining it all.
+    Each shipped run is verified against the local data first, as any use of it is."""
+    keys = settings.reference_set().keys(experiment)
+    if not keys:
+        raise IsarcasmError(f"the reference set {settings.reference} holds no runs of '{experiment}' "
+                            "(its runs are exported with `isarcasm runs export`)")
+    chosen = sorted(random.Random(seed).sample(keys, min(sample, len(keys))))
+    shipped = [settings.shipped(key, strict=True) for key in chosen]
+    specs = [spec_of(read_config(run)) for run in shipped]
+    tasks = [RunTask(spec, RunPlace(settings.runs_root / REFERENCE_CHECK / key), settings.data_dir,
+                     tuple(sorted(settings.corpus_options(spec.corpus).items())))
+             for key, spec in zip(chosen, specs)]
+    results = run_tasks(tasks, {spec.corpus: settings.dataset(spec.corpus) for spec in specs}, settings.executor(),
+                        f"{experiment}: retraining {len(tasks)} reference run(s)")
+    return [{"key": key, "shipped": str(run), "retrained": str(result.directory),
+             **(repeats(run, result.directory) if not result.failure else {"failed": result.failure})}
+            for key, run, result in zip(chosen, shipped, results)]

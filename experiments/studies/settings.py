@@ -114,7 +114,7 @@ class Settings:
         so, once per cell (``strict``: that line is the error)."""
         if self.reference is None:
             return None
-        references = self._references.setdefault(self.reference, ReferenceSet(self.reference))
+        references = self.reference_set()
         try:
             found = references.materialised(key, self.runs_root, self.dataset, self.data_dir)
         except Mismatch as exc:
@@ -125,6 +125,10 @@ class Settings:
         if found:
             self.shipped_runs.add(found)
         return found
+
+    def reference_set(self) -> ReferenceSet:
+        """The reference set of :attr:`reference`, read once."""
+        return self._references.setdefault(self.reference, ReferenceSet(self.reference))
 
     def localised(self, result: dict) -> dict:
         """``result`` with every run folder that is not on this machine replaced by the verified reference

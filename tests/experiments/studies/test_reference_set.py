@@ -234,3 +234,21 @@ def test_the_retrain_command_is_the_one_that_made_the_results_without_where_it_w
             "--results-dir=/res --corpora isarcasm --protocol authors-code")
     assert retrain_command(made, "table7-authors-code") == "isarcasm reproduce table7 --seeds 10 --protocol authors-code"
     assert retrain_command("pytest -x", "toy") == "isarcasm reproduce toy"
+
+
+def test_verify_retrains_a_sample_and_finds_it_the_same_to_the_last_digit(shipped):
+    """Same code, same machine: a reference run retrained from its own configuration repeats exactly."""
+    root, _ = shipped
+    checked = cli(root, "runs", "verify", "toy", "--sample", "1", "--seed", "3", "--output-dir", str(root / "check"),
+                  "--reference-dir", str(root / "ref"), "--split-col", "split")
+    assert checked.exit_code == 0, checked.output
+    assert "the same to the last digit" in checked.output and "1 of 1 retrained runs repeat" in checked.output
+    assert len(list((root / "check" / ".reference-check" / "toy" / "toy" / "cnn").glob("seed-*"))) == 1
+
+
+def test_a_run_that_differs_is_said_to_differ(shipped):
+    from experiments.runs.reference import repeats
+
+    root, _ = shipped
+    compared = repeats(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", root / "runs" / "toy" / "toy" / "cnn" / "seed-1")
+    assert not compared["identical"] and compared["largest_difference"] > 0 and len(compared["f1"]) == 2
