@@ -10,6 +10,7 @@ from experiments.cli.options import (
     TRAIN_OPTIONS,
     file_corpus_options,
     jobs_option,
+    reference_option,
     results_dir_option,
     seed_list,
     seeds_option,
@@ -92,6 +93,7 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
               help="MODEL is the Keras model FILE.py's build(train_texts, seed) returns: it reads raw text (its own "
                    "tokenizer) and gives P(sarcastic); trained here, epoch chosen on validation; see "
                    "examples/keras_hub_transformer.py.")
+@reference_option
 @results_dir_option
 @jobs_option
 @training_options
@@ -122,4 +124,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
                                method, resamples)
     result = run_benchmark(request, settings, _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
+    if settings.shipped_runs:
+        click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference} "
+                   "(verified against the local data); the others from the run store")
     click.echo(f"\nEvery cell, model and seed: {Path(results_dir, result['experiment'])}.md (and .json)")

@@ -21,6 +21,7 @@ from experiments.cli.embeddings import embeddings
 from experiments.cli.models import models
 from experiments.cli.preprocess import preprocess
 from experiments.cli.reproduce import report, reproduce
+from experiments.cli.runs import runs
 from experiments.cli.train import evaluate, predict, train
 from experiments.runs.console import set_up_console
 from experiments.runs.provenance import BACKENDS, keras_settings_backend, use_backend
@@ -158,5 +159,5 @@ def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: t
 
 
 for command in (data, preprocess, embeddings, models, train, evaluate, predict, reproduce, report, cross_eval,
-                benchmark):
+                benchmark, runs):
     main.add_command(command)

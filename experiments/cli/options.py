@@ -18,6 +18,7 @@ import click
 from click.core import ParameterSource
 
 from experiments.runs.protocol import QUICK, TrainConfig
+from experiments.runs.reference import SHIPPED
 from experiments.runs.store import writable_folder
 from experiments.studies.settings import Settings
 from preprocessing.config import PreprocessConfig
@@ -228,12 +229,23 @@ def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None
 
 def study_settings(ctx: click.Context, config: TrainConfig, options: dict, output_dir: str, results_dir: str,
                    force: bool, tensorboard: bool, jobs: int) -> Settings:
-    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options and
-    the executor options of :func:`jobs_option` (taken out here)."""
+    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options, the
+    executor options of :func:`jobs_option` and the reference set's of :func:`reference_option` (taken
+    out here: a command without that option reads runs from the store alone)."""
     executor = {name: options.pop(name) for name in EXECUTOR_OPTIONS if name in options}
+    reference = options.pop("reference_dir", None)
     return Settings(data_dir(ctx), writable_folder(Path(output_dir), "--output-dir"),
                     writable_folder(Path(results_dir), "--results-dir"), config, options, force=force,
-                    tensorboard=tensorboard, jobs=jobs, **executor)
+                    tensorboard=tensorboard, jobs=jobs, reference=Path(reference) if reference else None, **executor)
+
+
+def reference_option(func):
+    """Where the shipped reference runs are (experiments/runs/reference.py)."""
+    return click.option("--reference-dir", type=click.Path(file_okay=False), default=str(SHIPPED),
+                        show_default=False,
+                        help="The reference set: finished classic-model runs shipped with the repository, used "
+                             "where the local data gives the same splits and settings (a run in --output-dir comes "
+                             "first)  [default: the repository's docs/results/runs]")(func)
 
 
 # --- preprocessing options ----------------------------------------------------------------------

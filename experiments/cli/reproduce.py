@@ -7,10 +7,12 @@ from pathlib import Path
 import click
 
 from experiments.cli.options import (
+    data_dir,
     echo_json,
     file_corpus_options,
     jobs_option,
     json_option,
+    reference_option,
     results_dir_option,
     seed_list,
     seeds_option,
@@ -24,6 +26,7 @@ from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS
+from experiments.runs.reference import shipped_count
 from experiments.runs.trajectory import RULES
 from experiments.runs.store import safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
@@ -31,6 +34,7 @@ from experiments.studies.experiment import available, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.fidelity import fidelity as fidelity_of
 from experiments.studies.selection import reselect
+from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 
 
@@ -47,17 +51,24 @@ from preprocessing.errors import IsarcasmError
 @click.option("--references", is_flag=True,
               help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
                    "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")
+@click.option("--retrain", is_flag=True,
+              help="Train the runs the reference set holds instead of using them (finished runs in --output-dir "
+                   "are still reused; --force retrains those too).")
+@reference_option
 @results_dir_option
 @jobs_option
 @training_options
 @file_corpus_options
 @click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, results_dir, output_dir, force,
+def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, retrain, results_dir, output_dir, force,
               tensorboard, quick, jobs, **options):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
-    Finished runs are reused, so an interrupted reproduction resumes.
+    Finished runs are reused, so an interrupted reproduction resumes; so are the shipped reference
+    runs (docs/results/runs) where the local data gives the same splits, unless --retrain.
     """
+    if retrain:
+        options["reference_dir"] = None
     spec = load_experiment(experiment).select(split_list(models, "--models"), split_list(corpora, "--corpora"))
     # the protocol's elements take the place of the options left out; an option given wins and is named
     # (`--protocol authors-code --selection best`: the authors' training, rule best, stored as its own variant)
@@ -83,15 +94,27 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, res
 @click.option("--fidelity", is_flag=True,
               help="The paper as written beside the authors' own code (needs EXPERIMENT and EXPERIMENT-authors-code "
                    "results, see reproduce --protocol); saved as EXPERIMENT-fidelity.")
+@click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
+              help="The run store: --selection, --fidelity and --html read the runs a results file names; those not "
+                   "on this machine come from the reference set, verified and copied into OUTPUT_DIR/.reference.")
+@reference_option
 @json_option
-def report(experiment, results_dir, html, against, selection, fidelity, as_json):
+@file_corpus_options
+@click.pass_context
+def report(ctx, experiment, results_dir, html, against, selection, fidelity, output_dir, reference_dir, as_json,
+           **options):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
+    settings = Settings(data_dir(ctx), Path(output_dir), Path(results_dir), file_options=options,
+                        reference=Path(reference_dir))
+    localised = _localiser(settings)
     if fidelity:
-        result = fidelity_of(experiment, Path(results_dir))
+        result = fidelity_of(experiment, Path(results_dir), localised)
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
     result = _results(results_dir, experiment)
+    if selection or html:
+        result = localised(result)
     if selection:
         result = reselect(result, selection)
         if result["experiment"] != experiment:
@@ -114,6 +137,21 @@ def report(experiment, results_dir, html, against, selection, fidelity, as_json)
 def _noted(report: str, note: str) -> str:
     """A printed report and its closing note (:func:`protocol_note`), when it has one."""
     return report + (f"\n{note}" if note else "")
+
+
+def _localiser(settings: Settings):
+    """:meth:`Settings.localised`, saying (once per results file) how many runs came from the reference set."""
+    said = set()
+
+    def localised(result: dict) -> dict:
+        local = settings.localised(result)
+        count = shipped_count(run for cell in local["cells"] for run in cell.get("runs", []))
+        if count and result["experiment"] not in said:
+            said.add(result["experiment"])
+            click.echo(f"{result['experiment']}: {count} of {sum(len(c.get('runs', [])) for c in local['cells'])} "
+                       f"runs from the reference set {settings.reference} (verified against the local data)", err=True)
+        return local
+    return localised
 
 
 def _results(results_dir: str, experiment: str) -> dict:

@@ -14,6 +14,7 @@ from experiments.reports.format import duration
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
 from experiments.runs.protocol import QUICK
+from experiments.runs.reference import shipped_count
 from preprocessing.errors import IsarcasmError
 
 FLAG = 0.03
@@ -243,10 +244,12 @@ def _reuse(result: dict) -> str:
     """Why the wall time can be shorter than the compute: runs finished by an earlier invocation."""
     runs = [(c.get("reused_runs", 0), len(c.get("runs", []))) for c in result["cells"]]
     reused, total = sum(r for r, _ in runs), sum(n for _, n in runs)
-    if not reused:
+    shipped = shipped_count(run for c in result["cells"] for run in c.get("runs", []))
+    if not reused and not shipped:
         return ""
-    return (f"; {reused} of {total} runs were finished by an earlier invocation and reused, so the wall time "
-            "covers only this one, the training compute every run")
+    origin = f" ({shipped} from the shipped reference set, verified against the local data)" if shipped else ""
+    return (f"; {max(reused, shipped)} of {total} runs were finished by an earlier invocation{origin} and reused, so "
+            "the wall time covers only this one, the training compute every run")
 
 
 def results_csv(result: dict) -> str:

@@ -56,6 +56,14 @@ FAILED = "failed.json"        # a failed run's only file: its configuration hash
 #: predictions; see experiments/runs/entrants.py): what scored it and what it chose on validation.  It stands
 #: for the model file: such a run is finished with it instead.
 ENTRANT = "entrant.json"
+#: A run of the shipped reference set (see experiments/runs/reference.py), materialised from it: where it came
+#: from and its model's size.  It stands for the model file: the readers of finished runs read such a run's
+#: other files as any run's; a model is not shipped, so nothing that loads one can use it.
+REFERENCE = "reference.json"
+#: The folder of the run store where verified reference runs are materialised (hidden: no experiment's).
+REFERENCE_CACHE = ".reference"
+#: Where ``isarcasm runs verify`` retrains sampled reference runs, to compare them with the shipped ones.
+REFERENCE_CHECK = ".reference-check"
 INPUTS = "inputs.json"        # how texts become the model's inputs (names, context length, lexicon scaling)
 #: The name ``INPUTS`` had before; runs written then are still read.
 LEGACY_INPUTS = "lexicon_scaling.json"
@@ -94,7 +102,7 @@ def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, f
     if not root.is_dir():
         return []
     return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
-            if other.is_dir() and other.name != experiment]
+            if other.is_dir() and other.name != experiment and not other.name.startswith(".")]
 
 
 def run_places(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
@@ -224,11 +232,11 @@ def recorded_failure(directory: Path, config_hash: str) -> str | None:
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
     a readable metrics.json (written last) and the model it describes (or, for an entrant's run, its
-    entrant.json)."""
+    entrant.json; for a materialised reference run, its reference.json)."""
     recorded = recorded_hash(directory)
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
-    scored = (directory / MODEL).is_file() or (directory / ENTRANT).is_file()
+    scored = any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE))
     return scored and _is_json_object(directory / CONFIG)
 
 
@@ -325,6 +333,9 @@ def model_parameters(directory: Path) -> int | None:
     unreadable file."""
     import h5py  # start-up time: only the benchmark's cost columns need it
 
+    if (directory / REFERENCE).is_file():
+        recorded = read_json(directory / REFERENCE).get("parameters")
+        return recorded if isinstance(recorded, int) else None
     if (directory / ENTRANT).is_file():
         chosen = read_json(directory / ENTRANT)
         chosen = chosen.get("chosen") if isinstance(chosen, dict) else None

@@ -45,11 +45,12 @@ ELEMENTS = tuple((label, "-" + TrainConfig(**changed).variant()) for label, chan
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 
 
-def fidelity(experiment: str, results_root: Path) -> dict:
-    """The fidelity result of ``experiment``: its trained cells that have the paper's F1."""
+def fidelity(experiment: str, results_root: Path, localised=lambda result: result) -> dict:
+    """The fidelity result of ``experiment``: its trained cells that have the paper's F1.  ``localised``
+    gives a results file's runs where this machine has them (:meth:`Settings.localised`)."""
     loaded = {}
     for key, _, suffix, rule in PROTOCOLS:
-        result = _load(results_root, experiment, suffix)
+        result = localised(_load(results_root, experiment, suffix))
         loaded[key] = reselect(result, rule) if rule else result
     elements = {label: _load(results_root, experiment, suffix) for label, suffix in ELEMENTS
                 if (results_root / f"{experiment}{suffix}.json").is_file()}

@@ -13,7 +13,9 @@ from pathlib import Path
 from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask, capped_jobs
-from experiments.runs.spec import RunOptions, RunSpec, RunStore
+from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec, RunStore
+from experiments.runs.store import is_finished
 from experiments.runs.training import finished_run
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
@@ -42,7 +44,13 @@ class Settings:
     #: Ray resources of one run (``--executor ray``).
     cpus_per_run: float = 1
     gpus_per_run: float = 0
+    #: The folder of the reference set (experiments/runs/reference.py: finished runs shipped with the
+    #: repository, used where the local data agrees); None: runs come from the store alone.
+    reference: Path | None = None
     _datasets: dict = field(default_factory=dict, repr=False)
+    _references: dict = field(default_factory=dict, repr=False)
+    #: The reference runs handed out so far (their folders in the store), for the reports to count.
+    shipped_runs: set = field(default_factory=set, repr=False)
 
     def __post_init__(self):
         if self.executor_kind == "ray":
@@ -90,18 +98,60 @@ class Settings:
     def store(self) -> RunStore:
         return RunStore(self.runs_root)
 
+    def place(self, experiment: str, run: RunSpec) -> RunPlace:
+        """``run``'s place in the store, and, when no folder there holds a finished run, the verified
+        reference run of the same key as its last twin (a local run always comes first; ``force``
+        retrains, so it reads none)."""
+        place = self.store.place(experiment, run)
+        if self.reference is None or self.force or any(is_finished(folder) for folder in place.all):
+            return place
+        shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
+        return replace(place, twins=(*place.twins, shipped)) if shipped else place
+
+    def shipped(self, key: str, strict: bool = False) -> Path | None:
+        """The reference run ``key`` (experiments/runs/reference.py), verified against the local data and
+        materialised in the store; None where the set has none, or where it does not match: one line says
+        so, once per cell (``strict``: that line is the error)."""
+        if self.reference is None:
+            return None
+        references = self.reference_set()
+        try:
+            found = references.materialised(key, self.runs_root, self.dataset, self.data_dir)
+        except Mismatch as exc:
+            if strict:
+                raise
+            references.warn_once(str(exc))
+            return None
+        if found:
+            self.shipped_runs.add(found)
+        return found
+
+    def reference_set(self) -> ReferenceSet:
+        """The reference set of :attr:`reference`, read once."""
+        return self._references.setdefault(self.reference, ReferenceSet(self.reference))
+
+    def localised(self, result: dict) -> dict:
+        """``result`` with every run folder that is not on this machine replaced by the verified reference
+        run of the same key (a results file made elsewhere names the folders of the machine that made
+        it); one that the set does not hold stays as it is, for the reader to report."""
+        def local(run: str) -> str:
+            shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
+            return str(shipped or run)
+        return {**result, "cells": [{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell
+                                    for cell in result["cells"]]}
+
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
         if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
             self.dataset(run.corpus).require_context(run.train.context)
-        return RunTask(run, self.store.place(experiment, run), self.data_dir,
+        return RunTask(run, self.place(experiment, run), self.data_dir,
                        tuple(sorted(self.corpus_options(run.corpus).items())),
                        RunOptions(force=self.force, tensorboard=self.tensorboard))
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
         (a failed run is no finished run: training it again reports its failure)."""
-        found = finished_run(run, self.dataset(run.corpus), self.store.place(experiment, run), self.data_dir)
+        found = finished_run(run, self.dataset(run.corpus), self.place(experiment, run), self.data_dir)
         return found.directory if found and not found.failure else None
 
     def executor(self) -> Executor:

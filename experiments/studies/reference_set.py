@@ -1,0 +1,82 @@
+"""Exporting the runs behind a results file as the reference set (see experiments/runs/reference.py)."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from experiments.runs.reference import export, key_of, repeats, spec_of
+from experiments.runs.scheduler import RunTask, run_tasks
+from experiments.runs.spec import RunPlace
+from experiments.runs.store import REFERENCE_CHECK, read_config
+from experiments.studies.settings import Settings
+from preprocessing.errors import IsarcasmError
+
+
+def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Path]:
+    """Write every run of ``result``'s cells to ``to/<experiment>.{json,npz}``.
+
+    A run is read where the results file names it, else at the same place under the store
+    ``settings.runs_root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
+    set with a seed missing would rank and average fewer runs than the results file it stands for.
+    """
+    if result.get("kind", "table") != "table":
+        raise IsarcasmError(f"'{result['experiment']}' holds {result['kind']} results: only a reproduction's runs are "
+                            "exported (the cross matrix applies each run's model to other corpora, and models are "
+                            "not shipped)")
+    named = [run for cell in result["cells"] for run in cell.get("runs", [])]
+    if not named:
+        raise IsarcasmError(f"'{result['experiment']}' names no runs: nothing to export")
+    runs = [Path(run) if Path(run).is_dir() else settings.runs_root / key_of(Path(run)) for run in named]
+    missing = [run for run in runs if not run.is_dir()]
+    if missing:
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' are neither where the "
+                            f"results file names them nor under --output-dir {settings.runs_root} (first: "
+                            f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
+                            "(finished runs are reused), then export again")
+    corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
+    return export(result["experiment"], retrain_command(result.get("command"), result["experiment"]), runs,
+                  {name: settings.dataset(name) for name in corpora}, settings.data_dir, to)
+
+
+#: Options of the command that made a results file that say where and how fast, not what: left out of
+#: the command a user is told to retrain a cell with (with their values), as are the cells chosen.
+_WHERE = {"--output-dir", "--results-dir", "--jobs", "--executor", "--address", "--cpus-per-run", "--gpus-per-run",
+          "--corpora", "--models"}
+
+
+def retrain_command(command: str | None, experiment: str) -> str:
+    """The command that made the results, from its verb on (``reproduce table7 --seeds 5``), without the
+    options of :data:`_WHERE` nor ``--references``: what retrains a cell here with ``--corpora``/``--models``."""
+    words = (command or "").split()
+    verb = next((i for i, word in enumerate(words) if word in ("reproduce", "cross-eval")), None)
+    if verb is None:
+        return f"isarcasm reproduce {experiment}"
+    kept, skip = [], False
+    for word in words[verb:]:
+        if skip or word == "--references" or word.split("=")[0] in _WHERE:
+            skip = not skip and word in _WHERE  # its value follows unless written --option=value
+            continue
+        kept.append(word)
+    return " ".join(["isarcasm", *kept])
+
+
+def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) -> list[dict]:
+    """Retrain ``sample`` of the reference runs behind results ``experiment`` (drawn with ``seed``) in
+    ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
+    run (:func:`experiments.runs.reference.repeats`): a user can trust the set without retraining it all.
+    Each shipped run is verified against the local data first, as any use of it is."""
+    keys = settings.reference_set().keys(experiment)
+    if not keys:
+        raise IsarcasmError(f"the reference set {settings.reference} holds no runs of '{experiment}' "
+                            "(its runs are exported with `isarcasm runs export`)")
+    chosen = sorted(random.Random(seed).sample(keys, min(sample, len(keys))))
+    shipped = [settings.shipped(key, strict=True) for key in chosen]
+    specs = [spec_of(read_config(run)) for run in shipped]
+    tasks = [RunTask(spec, RunPlace(settings.runs_root / REFERENCE_CHECK / key), settings.data_dir,
+                     tuple(sorted(settings.corpus_options(spec.corpus).items())))
+             for key, spec in zip(chosen, specs)]
+    results = run_tasks(tasks, {spec.corpus: settings.dataset(spec.corpus) for spec in specs}, settings.executor(),
+                        f"{experiment}: retraining {len(tasks)} reference run(s)")
+    return [{"key": key, "shipped": str(run), "retrained": str(result.directory),
+             **(repeats(run, result.directory) if not result.failure else {"failed": result.failure})}
+            for key, run, result in zip(chosen, shipped, results)]

@@ -1,0 +1,254 @@
+"""The reference set (experiments/runs/reference.py): runs exported from a toy store, verified against the
+local data before any command uses them, refused in one line where the data, the file or its format differ."""
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from toy_corpus import write_corpus
+
+from experiments.cli import main
+from experiments.runs.protocol import TrainConfig
+from experiments.runs.reference import FORMAT, VERSION, Mismatch
+from experiments.runs.spec import RunSpec
+from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, read_predictions
+from experiments.runs.trajectory import load_record, run_under
+from experiments.studies.selection import reselect
+from experiments.studies.settings import Settings
+
+FAST = TrainConfig(epochs=2, batch_size=32, embeddings="random")
+EXPERIMENT = "name = 'toy'\ntitle = 'toy'\nsource = 'tests'\n[train]\nepochs = 2\nbatch_size = 32\nembeddings = 'random'\n" \
+             "[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
+
+
+def cli(root: Path, *args: str):
+    return CliRunner().invoke(main, ["--data-dir", str(root), *args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """A toy store (one cell, 2 seeds, 2 epochs), its results file and its reference set exported from it."""
+    root = tmp_path_factory.mktemp("reference")
+    corpus = write_corpus(root / "toy.csv")
+    (root / "toy.toml").write_text(EXPERIMENT.format(corpus=corpus))
+    made = cli(root, "reproduce", str(root / "toy.toml"), "--seeds", "2", "--split-col", "split", "--output-dir",
+               str(root / "runs"), "--results-dir", str(root / "results"), "--reference-dir", str(root / "none"))
+    assert made.exit_code == 0, made.output
+    exported = cli(root, "runs", "export", "toy", "--results-dir", str(root / "results"), "--to", str(root / "ref"),
+                   "--split-col", "split")
+    assert exported.exit_code == 0, exported.output
+    assert "toy: 2 runs ->" in exported.output
+    return root, corpus
+
+
+def settings_of(root: Path, store: Path, reference: Path | None) -> Settings:
+    return Settings(root, store, root / "results-x", FAST, {"split_col": "split"}, verbose=0, reference=reference)
+
+
+def spec(corpus: Path, seed: int) -> RunSpec:
+    return RunSpec(str(corpus), "cnn", seed, FAST)
+
+
+def test_the_export_holds_each_run_with_its_split_checksums_in_the_documented_format(shipped):
+    root, _ = shipped
+    index = json.loads((root / "ref" / "toy.json").read_text())
+    assert (index["format"], index["version"], index["experiment"], index["arrays"]) == (FORMAT, VERSION, "toy",
+                                                                                      "toy.npz")
+    assert [run["key"] for run in index["runs"]] == ["toy/toy/cnn/seed-0", "toy/toy/cnn/seed-1"]
+    run = index["runs"][0]
+    assert {"config", "metrics", "history", "splits", "parameters", "directory"} <= set(run)
+    assert run["splits"]["test"]["texts"] == 40 and len(run["splits"]["validation"]["sha256"]) == 64
+    assert {"git_commit", "machine"} <= set(run["config"]) and run["config"]["config_hash"] == run["metrics"]["config_hash"]
+    with np.load(root / "ref" / "toy.npz") as arrays:
+        assert arrays["r0_test"].dtype == np.float32 and arrays["r0_test"].shape[:2] == (2, 40)
+        assert list(arrays["r0_test_ids"][:2]) == ["test0", "test1"]
+
+
+def test_a_fresh_store_reproduces_the_cell_from_the_reference_set_without_training(shipped, monkeypatch):
+    """Every file a reader reads is the exported run's, the report says where the runs came from, and
+    nothing is trained."""
+    root, _ = shipped
+    monkeypatch.setattr("experiments.runs.training._train", lambda *a, **k: pytest.fail("a reference run was trained"))
+    done = cli(root, "reproduce", str(root / "toy.toml"), "--seeds", "2", "--split-col", "split", "--output-dir",
+               str(root / "fresh"), "--results-dir", str(root / "fresh-results"), "--reference-dir", str(root / "ref"))
+    assert done.exit_code == 0, done.output
+    assert "2 from the shipped reference set" in done.output
+    original = json.loads((root / "results" / "toy.json").read_text())["cells"][0]
+    again = json.loads((root / "fresh-results" / "toy.json").read_text())["cells"][0]
+    assert again["metrics"] == original["metrics"] and again["operating_point"] == original["operating_point"]
+    for old, new in zip(original["runs"], again["runs"]):
+        old, new = Path(old), Path(new)
+        assert new == root / "fresh" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / old.name
+        assert (new / PREDICTIONS).read_text() == (old / PREDICTIONS).read_text()
+        assert json.loads((new / METRICS).read_text()) == json.loads((old / METRICS).read_text())
+        assert np.array_equal(load_record(new / EPOCHS).test, load_record(old / EPOCHS).test)
+        assert run_under(new, "grid") [0] == run_under(old, "grid")[0]
+
+
+def test_the_one_lookup_of_a_finished_run_prefers_the_local_run(shipped):
+    root, corpus = shipped
+    local = settings_of(root, root / "runs", root / "ref")
+    assert local.finished("toy", spec(corpus, 0)) == root / "runs" / "toy" / "toy" / "cnn" / "seed-0"
+    assert not (root / "runs" / REFERENCE_CACHE).exists()  # nothing was materialised
+    fresh = settings_of(root, root / "lookup", root / "ref")
+    assert fresh.finished("toy", spec(corpus, 1)) == root / "lookup" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-1"
+    assert read_predictions(fresh.finished("toy", spec(corpus, 1)) / PREDICTIONS).ids[0] == "test0"
+
+
+def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewhere(shipped):
+    root, _ = shipped
+    result = json.loads((root / "results" / "toy.json").read_text())
+    elsewhere = {**result, "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
+                                                        for run in cell["runs"]]} for cell in result["cells"]]}
+    settings = settings_of(root, root / "report-store", root / "ref")
+    rescored = reselect(settings.localised(elsewhere), "grid")
+    assert rescored["cells"][0]["metrics"] == reselect(result, "grid")["cells"][0]["metrics"]
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere))
+    shown = cli(root, "report", "toy", "--results-dir", str(root / "elsewhere"), "--selection", "last",
+                "--output-dir", str(root / "report-store"), "--reference-dir", str(root / "ref"), "--split-col", "split")
+    assert shown.exit_code == 0, shown.output
+    assert "2 of 2 runs from the reference set" in shown.output
+
+
+@pytest.fixture
+def changed_data(shipped):
+    """Change the toy corpus in place for one test; restored after it."""
+    root, corpus = shipped
+    saved = corpus.read_bytes()
+
+    def change(split: str, row: int, what: str):
+        lines = saved.decode().splitlines()
+        hits = [number for number, line in enumerate(lines) if line.startswith(f"{split}{row},")]
+        fields = lines[hits[0]].split(",")  # id, text, label, split
+        if what == "label":
+            fields[2] = str(1 - int(fields[2]))
+        else:
+            fields[1] += " indeed"
+        lines[hits[0]] = ",".join(fields)
+        corpus.write_text("\n".join(lines) + "\n")
+    yield change
+    corpus.write_bytes(saved)
+
+
+def refusals(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "reference" in r.getMessage()]
+
+
+def test_one_label_flipped_in_the_test_split_refuses_the_cells_reference_runs_in_one_line(shipped, changed_data,
+                                                                                          caplog):
+    root, corpus = shipped
+    changed_data("test", 3, "label")
+    settings = settings_of(root, root / "flipped", root / "ref")
+    with caplog.at_level(logging.WARNING):
+        assert settings.finished("toy", spec(corpus, 0)) is None and settings.finished("toy", spec(corpus, 1)) is None
+    lines = refusals(caplog)
+    assert len(lines) == 1 and "\n" not in lines[0]
+    assert "corpus 'toy'" in lines[0] and "the test split" in lines[0] and "--corpora toy --models cnn`" in lines[0]
+    assert not (root / "flipped" / REFERENCE_CACHE).exists()
+    with pytest.raises(Mismatch, match="the test split"):  # a reader of a results file: the line is the error
+        settings_of(root, root / "flipped", root / "ref").shipped("toy/toy/cnn/seed-0", strict=True)
+
+
+def test_a_changed_training_text_refuses_them_naming_the_data_file(shipped, changed_data, caplog):
+    root, corpus = shipped
+    changed_data("train", 5, "text")
+    with caplog.at_level(logging.WARNING):
+        assert settings_of(root, root / "changed", root / "ref").finished("toy", spec(corpus, 0)) is None
+    assert "data file toy.csv" in refusals(caplog)[0]
+
+
+def test_a_damaged_or_foreign_reference_file_is_refused_in_one_line(shipped, tmp_path, caplog):
+    root, corpus = shipped
+    damaged = tmp_path / "damaged"
+    shutil.copytree(root / "ref", damaged)
+    content = (damaged / "toy.npz").read_bytes()
+    (damaged / "toy.npz").write_bytes(content[: len(content) // 2])
+    with pytest.raises(Mismatch, match="damaged"):
+        settings_of(root, tmp_path / "a", damaged).shipped("toy/toy/cnn/seed-0", strict=True)
+    with caplog.at_level(logging.WARNING):
+        assert settings_of(root, tmp_path / "b", damaged).finished("toy", spec(corpus, 0)) is None
+    foreign = tmp_path / "foreign"
+    shutil.copytree(root / "ref", foreign)
+    index = json.loads((foreign / "toy.json").read_text())
+    (foreign / "toy.json").write_text(json.dumps({**index, "version": VERSION + 1}))
+    (foreign / "other.json").write_text(json.dumps({"runs": index["runs"]}))
+    with caplog.at_level(logging.WARNING):
+        assert settings_of(root, tmp_path / "c", foreign).finished("toy", spec(corpus, 0)) is None
+    lines = refusals(caplog)
+    assert any("damaged" in line for line in lines)
+    assert any(f"version {VERSION + 1}" in line for line in lines)
+    assert any("other.json is not a reference set" in line for line in lines)
+    assert all("\n" not in line for line in lines)
+
+
+def test_retrain_leaves_the_reference_set_out(shipped, monkeypatch):
+    root, _ = shipped
+    seen = {}
+
+    def fake_run(spec, seeds, settings, **_):
+        seen["reference"] = settings.reference
+        raise SystemExit(0)
+
+    monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
+    for flags, expected in (([], root / "ref"), (["--retrain"], None)):
+        cli(root, "reproduce", str(root / "toy.toml"), "--split-col", "split", "--output-dir", str(root / "r"),
+            "--results-dir", str(root / "rr"), "--reference-dir", str(root / "ref"), *flags)
+        assert seen["reference"] == expected
+
+
+def test_export_refuses_a_results_file_whose_runs_are_missing(shipped, tmp_path):
+    root, _ = shipped
+    result = json.loads((root / "results" / "toy.json").read_text())
+    result["cells"][0]["runs"][1] = "/gone/toy/toy/cnn/seed-7"
+    (tmp_path / "toy.json").write_text(json.dumps(result))
+    refused = CliRunner().invoke(main, ["--data-dir", str(root), "runs", "export", "toy", "--results-dir",
+                                        str(tmp_path), "--to", str(tmp_path / "ref"), "--split-col", "split"])
+    assert refused.exit_code == 1 and "1 of 2 runs of 'toy'" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1 and not (tmp_path / "ref" / "toy.json").exists()
+
+
+def test_benchmark_ranks_a_new_model_against_the_reference_runs_on_a_fresh_store(shipped, monkeypatch):
+    """The benchmark's classic rows and paired tests read the reference runs; only the new model is scored."""
+    root, _ = shipped
+    monkeypatch.setattr("experiments.runs.training._train", lambda *a, **k: pytest.fail("a classic run was trained"))
+    ranked = cli(root, "benchmark", "tfidf-lr", "--experiments", str(root / "toy.toml"), "--seeds", "2",
+                 "--epochs", "2", "--batch-size", "32", "--embeddings", "random", "--split-col", "split",
+                 "--output-dir", str(root / "bench"), "--results-dir", str(root / "bench-results"),
+                 "--reference-dir", str(root / "ref"))
+    assert ranked.exit_code == 0, ranked.output
+    result = json.loads((root / "bench-results" / "benchmark-tfidf-lr.json").read_text())
+    assert "not found" not in ranked.output.lower() and "cnn" in ranked.output
+    assert "2 classic runs came from the reference set" in ranked.output
+    assert (root / "bench" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-1" / PREDICTIONS).is_file()
+    assert result["cells"]
+
+
+def test_the_retrain_command_is_the_one_that_made_the_results_without_where_it_wrote():
+    from experiments.studies.reference_set import retrain_command
+
+    made = ("isarcasm -q --data-dir /data reproduce table7 --seeds 10 --references --jobs 2 --output-dir /sweep "
+            "--results-dir=/res --corpora isarcasm --protocol authors-code")
+    assert retrain_command(made, "table7-authors-code") == "isarcasm reproduce table7 --seeds 10 --protocol authors-code"
+    assert retrain_command("pytest -x", "toy") == "isarcasm reproduce toy"
+
+
+def test_verify_retrains_a_sample_and_finds_it_the_same_to_the_last_digit(shipped):
+    """Same code, same machine: a reference run retrained from its own configuration repeats exactly."""
+    root, _ = shipped
+    checked = cli(root, "runs", "verify", "toy", "--sample", "1", "--seed", "3", "--output-dir", str(root / "check"),
+                  "--reference-dir", str(root / "ref"), "--split-col", "split")
+    assert checked.exit_code == 0, checked.output
+    assert "the same to the last digit" in checked.output and "1 of 1 retrained runs repeat" in checked.output
+    assert len(list((root / "check" / ".reference-check" / "toy" / "toy" / "cnn").glob("seed-*"))) == 1
+
+
+def test_a_run_that_differs_is_said_to_differ(shipped):
+    from experiments.runs.reference import repeats
+
+    root, _ = shipped
+    compared = repeats(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", root / "runs" / "toy" / "toy" / "cnn" / "seed-1")
+    assert not compared["identical"] and compared["largest_difference"] > 0 and len(compared["f1"]) == 2
