@@ -415,7 +415,7 @@ class _Fitted:
 
 #: The fast engine's pieces per batch (see :class:`baselines.batching.SplitBatches`; measured in
 #: benchmarks/fast_engine.py and docs/results/speed.md).
-PIECES = 4
+PIECES = 2
 
 
 def _pieces(train: TrainConfig) -> int:
