@@ -176,6 +176,30 @@ def test_no_function_outside_the_cli_takes_more_than_six_parameters():
     assert sorted(OVER_THE_LIMIT - found) == [], "within the limit now: remove them from OVER_THE_LIMIT"
 
 
+#: The one module that decides the main metric (``main_metric_for``), and the values it decides on.
+MAIN_METRIC_RULE = "experiments.runs.metrics"
+SELECT_ON_VALUES = {"default", "macro-f1"}
+
+
+def main_metric_decisions(source: str) -> list[int]:
+    """Lines that compare a ``select_on`` setting or one of its values: each is the main-metric rule
+    written again instead of asked of ``main_metric_for``."""
+    def named(node) -> bool:  # a value of select_on, the setting itself, or config.get("select_on")
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get":
+            return any(isinstance(a, ast.Constant) and a.value == "select_on" for a in node.args)
+        return ((isinstance(node, ast.Constant) and node.value in SELECT_ON_VALUES)
+                or getattr(node, "id", getattr(node, "attr", None)) == "select_on")
+
+    return [node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare)
+            and any(named(operand) for operand in (node.left, *node.comparators))]
+
+
+def test_the_main_metric_rule_is_decided_in_one_function():
+    found = [f"{module}:{line}" for module, path in project_modules().items() if module != MAIN_METRIC_RULE
+             for line in main_metric_decisions(path.read_text(encoding="utf-8"))]
+    assert found == [], "ask experiments.runs.metrics.main_metric_for instead"
+
+
 # --- the checks themselves can fail ---------------------------------------------------------------
 
 @pytest.fixture
@@ -223,3 +247,9 @@ def test_a_long_parameter_list_is_found_outside_the_cli_only(toy_project):
     write("experiments.cli.command", "def command(a, b, c, d, e, f, g): pass\n")
     write("experiments.runs.store", "def put(a, b, c, d, e, f, g): pass\n")
     assert over_the_limit(root) == {"experiments.runs.store.put"}
+
+
+def test_a_second_main_metric_rule_is_found():
+    assert main_metric_decisions("x = train.select_on == 'default'\ny = 'macro-f1' in options\n"
+                                 "z = train.get('select_on') != 1\nw = select_on\n"
+                                 "v = main_metric_for(binary, select_on) == 'f1_macro'\n") == [1, 2, 3]
