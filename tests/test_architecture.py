@@ -200,6 +200,35 @@ def test_the_main_metric_rule_is_decided_in_one_function():
     assert found == [], "ask experiments.runs.metrics.main_metric_for instead"
 
 
+#: The run store: the one module that looks for a run's metrics.json (``METRICS``) to say whether it is finished.
+RUN_STORE = "experiments.runs.store"
+
+
+def metrics_file_checks(source: str) -> list[int]:
+    """Lines that name metrics.json itself or look for it (``folder / METRICS``, ``rglob(METRICS)``): each
+    asks "is this run finished?" beside the store's ``run_state``/``lookup``.  Writing it through a
+    ``RunWriter`` (``writer.path(METRICS)``) is no check."""
+    def is_file_name(node) -> bool:
+        return getattr(node, "id", None) == "METRICS" or getattr(node, "value", None) == "metrics.json"
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and node.value == "metrics.json":
+            found.append(node.lineno)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and is_file_name(node.right):
+            found.append(node.lineno)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("glob", "rglob")
+              and any(is_file_name(arg) for arg in node.args)):
+            found.append(node.lineno)
+    return sorted(set(found))
+
+
+def test_only_the_run_store_looks_for_metrics_json():
+    found = [f"{module}:{line}" for module, path in project_modules().items() if module != RUN_STORE
+             for line in metrics_file_checks(path.read_text(encoding="utf-8"))]
+    assert found == [], "ask experiments.runs.store (run_state, lookup, read_metrics) instead"
+
+
 # --- the checks themselves can fail ---------------------------------------------------------------
 
 @pytest.fixture
@@ -253,3 +282,9 @@ def test_a_second_main_metric_rule_is_found():
     assert main_metric_decisions("x = train.select_on == 'default'\ny = 'macro-f1' in options\n"
                                  "z = train.get('select_on') != 1\nw = select_on\n"
                                  "v = main_metric_for(binary, select_on) == 'f1_macro'\n") == [1, 2, 3]
+
+
+def test_a_metrics_json_check_outside_the_store_is_found():
+    source = ("a = (run / METRICS).is_file()\nb = folder.rglob(METRICS)\nc = Path(r) / 'metrics.json'\n"
+              "write_json(writer.path(METRICS), {})\nd = 'see metrics.json, written last'\n")
+    assert metrics_file_checks(source) == [1, 2, 3]
