@@ -20,13 +20,12 @@ from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
-    FAILED,
-    METRICS,
     MODEL,
     evaluation_paths,
     predictions_tsv,
     read_config,
     recorded_hash,
+    require_finished,
     write_json,
     write_text,
 )
@@ -98,12 +97,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     from baselines import load_model  # loads TensorFlow: only when a model is needed
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
-    if not (directory / METRICS).is_file():
-        why = "its training failed, see failed.json" if (directory / FAILED).is_file() else f"no {METRICS}"
-        raise IsarcasmError(f"{directory} is not a finished run ({why}); train one with `isarcasm train`")
-    if recorded_hash(directory) is None:
-        raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
-                            "experiment or `isarcasm train` to train it again")
+    require_finished(directory)
     if (directory / ENTRANT).is_file():
         raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
                             f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")

@@ -126,3 +126,23 @@ def _claim_and_touch(target: str, flag: str) -> None:
 
     with run_claim(Path(target)):
         Path(flag).touch()
+
+
+def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
+    from experiments.runs.store import Found, RunState, lookup, run_state
+
+    FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
+
+    own, twin, failed, damaged = (tmp_path / name for name in ("own", "twin", "failed", "damaged"))
+    writer = RunWriter(twin, "abc")
+    finish(writer, "abc")
+    writer.commit()
+    write_json(failed / "failed.json", {"config_hash": "abc", "failed": "non-finite loss"})
+    write_json(damaged / "metrics.json", {"config_hash": "abc"})  # no model, no config
+    assert [run_state(p, "abc") for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
+    assert run_state(twin, "other") == MISSING and run_state(failed) == FAILED
+    # a finished run anywhere comes before a failed one (an outcome, not "missing"), and either before none
+    assert lookup([own, failed, twin], "abc") == Found(FINISHED, twin)
+    assert lookup([own, damaged, failed], "abc") == Found(FAILED, failed)
+    assert lookup([own, twin], "other") == lookup([], "abc") == Found(MISSING)
+    assert lookup([own, twin]) == Found(FINISHED, twin)  # any configuration
