@@ -32,6 +32,12 @@ RAY_TIMEOUT_S = 30.0
 MAX_RAY_TIMEOUT_S = 86_400.0
 #: The most a ``.gz`` file may decompress to: ``$ISARCASM_MAX_GZIP_BYTES`` (a size, as :data:`MEMORY_ENV`).
 GZIP_ENV = "ISARCASM_MAX_GZIP_BYTES"
+#: Lines of one text file (a corpus or user file, CSV, TSV or JSON Lines; a vectors file): ``$ISARCASM_MAX_LINES``.
+#: The largest corpus in the data directory (SARC's balanced training file) has 154,702 lines, SARC's full
+#: balanced set about a million, the largest public vector files (GloVe 840B, word2vec GoogleNews) 2.2 and
+#: 3 million; a 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s before this bound.
+LINES_ENV = "ISARCASM_MAX_LINES"
+MAX_LINES = 5_000_000
 #: A ``.keras`` file written by Keras stores its members uncompressed; a member that expands more than
 #: this many times (and past :data:`ZIP_EXPANSION_FLOOR` bytes) is a zip bomb, not a model.
 ZIP_MAX_EXPANSION = 100
@@ -110,8 +116,56 @@ def check_model_file(path: Path) -> None:
             raise IsarcasmError(f"{path}: refused: its member {member.filename} declares {size(member.file_size)} "
                                 f"packed into {size(member.compress_size)}, which no model file written by Keras "
                                 "does (a zip bomb?); use the model.keras a training run wrote")
-    check_memory(f"{path}: loading this model", MODEL_SHARE * sum(m.file_size for m in members),
+    declared = sum(_declared_weights(path, member) for member in members if member.filename.endswith(".h5"))
+    check_memory(f"{path}: loading this model", MODEL_SHARE * max(declared, sum(m.file_size for m in members)),
                  "use a smaller model")
+
+
+def _declared_weights(path: Path, member: zipfile.ZipInfo) -> int:
+    """The bytes the datasets of the weights file ``member`` declare (their shapes times their item sizes),
+    read from its metadata alone.  Keras writes every weight whole, uncompressed, so they fit in the
+    member; a dataset declaring more is padded or sparse (unwritten chunks read as zeros), and Keras would
+    allocate all of it (a small file once took 7.7 GB in ``predict``).  An unreadable member is Keras' to
+    report."""
+    import h5py  # only where a model file is loaded
+
+    sizes: list[int] = []
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open(member) as handle, h5py.File(handle, "r") as weights:
+            weights.visititems(lambda _, item: sizes.append(item.size * item.dtype.itemsize)
+                               if isinstance(item, h5py.Dataset) else None)
+    except (OSError, ValueError, RuntimeError, zipfile.BadZipFile):
+        return 0
+    if sum(sizes) > member.file_size:
+        raise IsarcasmError(f"{path}: refused: its {member.filename} declares {size(sum(sizes))} of weights in "
+                            f"{size(member.file_size)}, which no model file written by Keras does (padded or sparse "
+                            "weights?); use the model.keras a training run wrote")
+    return sum(sizes)
+
+
+def max_lines() -> int:
+    """:data:`MAX_LINES`, or ``$ISARCASM_MAX_LINES`` when set (a whole number above 0; anything else is
+    refused in one line, never ignored for the default)."""
+    declared = os.environ.get(LINES_ENV, "").strip()
+    if not declared:
+        return MAX_LINES
+    try:
+        lines = int(declared.replace("_", "").replace(",", ""))
+    except ValueError:
+        lines = 0
+    if lines <= 0:
+        raise IsarcasmError(f"${LINES_ENV}={declared!r} is not a number of lines; use a whole number above 0, "
+                            f"e.g. {MAX_LINES:_}")
+    return lines
+
+
+def check_lines(path: Path, number: int, limit: int) -> None:
+    """Refuse the file at its line ``number`` once it passes ``limit`` (:func:`max_lines`), before its
+    records fill the memory."""
+    if number > limit:
+        raise IsarcasmError(f"{path}: more than {limit:,} lines, more than any corpus or vectors file holds; "
+                            f"pass a smaller file (a sample of it), or raise ${LINES_ENV} if it really is "
+                            "that large")
 
 
 def ray_timeout() -> float:

@@ -26,7 +26,8 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.runs.scheduler import capped_jobs, cores
 from preprocessing.errors import IsarcasmError
-from preprocessing.limits import MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, memory_budget, parse_size
+from preprocessing.limits import (LINES_ENV, MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, max_lines,
+                                  memory_budget, parse_size)
 
 
 #: Reads the vectors file argv[1] in a process that may map at most 1 GiB.
@@ -257,3 +258,64 @@ def test_a_gzip_of_nuls_given_as_vectors_is_refused_from_its_first_line(tmp_path
     path.write_bytes(gzip.compress(b"\0" * (2 << 20)))
     with pytest.raises(IsarcasmError, match=r"nul.txt.gz:1: a first line of more than 1,048,576 bytes"):
         parse_vectors(path, progress=False)
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".tsv.gz", ".jsonl.gz"])
+def test_a_gzip_of_more_lines_than_the_bound_is_refused_at_the_first_line_past_it(tmp_path, monkeypatch, suffix):
+    """A 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s in ``data stats``; the line bound stops it
+    where it passes (here lowered to 100 through the environment)."""
+    monkeypatch.setenv(LINES_ENV, "100")
+    sep = "\t" if suffix == ".tsv.gz" else ","
+    rows = ['{"text": "same", "label": 1}\n'] * 1000 if suffix == ".jsonl.gz" else \
+        [f"text{sep}label\n"] + [f"same{sep}1\n"] * 1000
+    path = tmp_path / f"many{suffix}"
+    path.write_bytes(gzip.compress("".join(rows).encode()))
+    result = CliRunner().invoke(main, ["data", "stats", str(path)])
+    assert result.exit_code == 1, result.output
+    assert f"{path}: more than 100 lines, more than any corpus or vectors file holds" in one_line(result)
+    assert f"raise ${LINES_ENV}" in result.output
+    monkeypatch.setenv(LINES_ENV, "1001")
+    assert CliRunner().invoke(main, ["data", "stats", str(path)]).exit_code == 0  # within the bound
+
+
+def test_a_vectors_file_of_more_lines_than_the_bound_is_refused_before_gensim_parses_it(tmp_path, monkeypatch):
+    """A 230 KB gzip of 20 million duplicate vector lines was still parsing after 245 s."""
+    from embeddings.vectors import parse_vectors
+
+    monkeypatch.setenv(LINES_ENV, "100")
+    path = tmp_path / "many.txt.gz"
+    path.write_bytes(gzip.compress(b"the 0.1 0.2\n" * 1000))
+    with pytest.raises(IsarcasmError, match=rf"many.txt.gz: more than 100 lines.*raise \${LINES_ENV}"):
+        parse_vectors(path, progress=False)
+    monkeypatch.setenv(MEMORY_ENV, "4K")  # within the line bound, the matrix must fit the memory budget
+    monkeypatch.setenv(LINES_ENV, "1000")
+    with pytest.raises(IsarcasmError, match=r"its 1,000 vectors of 2 numbers would take 7.8 KiB, more than the 4.0"):
+        parse_vectors(path, progress=False)
+
+
+@pytest.mark.parametrize("wrong", ["lots", "-1", "0", "1.5", "1e6"])
+def test_a_malformed_line_bound_is_refused_not_ignored(monkeypatch, wrong):
+    monkeypatch.setenv(LINES_ENV, wrong)
+    with pytest.raises(IsarcasmError, match=f"ISARCASM_MAX_LINES='{re.escape(wrong)}' is not a number of lines"):
+        max_lines()
+    monkeypatch.setenv(LINES_ENV, "10_000_000")
+    assert max_lines() == 10_000_000
+
+
+def test_a_keras_file_whose_weights_declare_more_than_it_holds_is_refused_before_keras_reads_them(tmp_path):
+    """A dataset of unwritten chunks declares gigabytes in a few kilobytes (Keras would read it whole: a
+    padded model took 7.7 GB in ``predict``); its declared shape is read from the weights' metadata."""
+    import h5py
+
+    from baselines import load_model
+
+    weights = tmp_path / "model.weights.h5"
+    with h5py.File(weights, "w") as store:
+        store.create_dataset("layers/embedding/vars/0", shape=(1 << 20, 1000), dtype="float32", chunks=(1024, 100))
+    path = tmp_path / "padded.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", "{}")
+        archive.write(weights, "model.weights.h5")
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(IsarcasmError, match=r"its model.weights.h5 declares 3.9 GiB of weights in .* KiB.*padded"):
+        load_model(path)
