@@ -12,6 +12,7 @@ import gzip
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -212,12 +213,24 @@ def test_seeds_and_resamples_are_bounded(command, option, limit, tmp_path):
     assert f"{limit + 1} is not in the range" in one_line(result) and f"{limit}" in result.output
 
 
-@pytest.mark.parametrize("address, timeout", [("127.0.0.1:1", None), ("192.0.2.1:6379", "2")])
-def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_timeout(address, timeout, tmp_path,
-                                                                                     monkeypatch):
-    """Ray itself retries an unreachable cluster for minutes (more than five, measured); a refused port fails
-    at once and an address that never answers (192.0.2.1 is TEST-NET-1) after $ISARCASM_RAY_TIMEOUT."""
-    pytest.importorskip("ray")
+@pytest.fixture
+def silent_port():
+    """A port that accepts connections (the kernel's backlog) and never says a word."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+@pytest.mark.parametrize("address, timeout, problem", [("127.0.0.1:1", None, "Connection refused"),
+                                                       ("192.0.2.1:6379", "2", ""),  # by the network
+                                                       ("127.0.0.1:SILENT", "2", "no answer")])
+def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_timeout(address, timeout, problem,
+                                                                                     tmp_path, monkeypatch,
+                                                                                     silent_port):
+    """Ray itself retries an unreachable cluster for minutes (more than five, measured) and waited on a silent
+    port for more than 153 s; a refused port fails at once, an address that never answers (192.0.2.1 is
+    TEST-NET-1) or a port that accepts and never speaks as Ray after $ISARCASM_RAY_TIMEOUT."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
+    address = address.replace("SILENT", str(silent_port))
     if timeout:
         monkeypatch.setenv(RAY_TIMEOUT_ENV, timeout)
     experiment = tmp_path / "toy.toml"
@@ -228,8 +241,27 @@ def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_ti
                                        "--split-col", "split", "--executor", "ray", "--address", address,
                                        "--output-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1, result.output
-    assert f"--address {address}: no Ray cluster there (" in result.output.strip().splitlines()[-1]
+    assert f"--address {address}: no Ray cluster there ({problem}" in result.output.strip().splitlines()[-1]
     assert time.perf_counter() - started < 30
+
+
+def test_a_grpc_server_passes_the_ray_probe():
+    """The probe asks for what a Ray head (gRPC) answers: a server of the same gRPC core is not refused."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
+    from concurrent import futures
+
+    import grpc
+
+    from experiments.runs.cluster import _reachable
+
+    server = grpc.server(futures.ThreadPoolExecutor(1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        _reachable(f"127.0.0.1:{port}")
+        _reachable(f"ray://127.0.0.1:{port}")
+    finally:
+        server.stop(None)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
