@@ -41,10 +41,9 @@ class _Group(click.Group):
             raise click.ClickException(one_line(str(exc))) from None
         except click.UsageError as exc:
             raise _one_line(exc) from None
-        except _Terminated as exc:
-            raise _Interrupted(128 + exc.signum, _ENDING_SIGNALS[exc.signum]) from None
         except KeyboardInterrupt:
-            raise _Interrupted(130, "interrupted") from None
+            signum = _RECEIVED[-1] if _RECEIVED else signal.SIGINT
+            raise _Interrupted(128 + signum, _ENDING_SIGNALS.get(signum, "interrupted")) from None
         except OSError as exc:
             if exc.errno not in MACHINE_FAULTS:
                 raise
@@ -62,18 +61,20 @@ class _Group(click.Group):
 _ENDING_SIGNALS = {signal.SIGTERM: "terminated", signal.SIGHUP: "terminated (hang-up: SIGHUP)"}
 
 
+#: The ending signals received while the command runs: what the one line reports, even where the
+#: interrupt raised for one came back as a plain KeyboardInterrupt (Ray's waits turn any into one).
+_RECEIVED: list[int] = []
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt``
     that ends the worker processes (experiments/runs/scheduler.py), cancels Ray tasks or drops a
     half-written run does the same for it.  Python's default for them ends this process alone, and its
     ``--jobs`` workers, re-parented, went on training."""
 
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
 
 def _raise_terminated(signum, frame):
+    _RECEIVED.append(signum)
     raise _Terminated(signum)
 
 
@@ -84,6 +85,7 @@ def _sigterm_as_interrupt():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _RECEIVED.clear()
     previous = {signum: signal.getsignal(signum) for signum in _ENDING_SIGNALS}
     for signum in _ENDING_SIGNALS:
         if not (signum == signal.SIGHUP and previous[signum] is signal.SIG_IGN):

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from locations import ROOT
+from processes import start, wait_for_the_group_to_end
 
 SEEDS = 4
 RESULTS = "toy-epochs-1-embeddings-random.json"
@@ -44,15 +43,6 @@ def sweep_args(experiment: Path, store: Path) -> list[str]:
 @pytest.fixture
 def sweep(experiment, tmp_path):
     return lambda store: sweep_args(experiment, tmp_path / store)
-
-
-def start(args: list[str], cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    code = "import sys; from experiments.cli import main; sys.exit(main(prog_name='isarcasm'))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            # a test run in the background (nohup, CI) ignores SIGINT; the sweep must not
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def seed_dirs(store: Path) -> list[Path]:
@@ -160,22 +150,6 @@ def test_sigkill_of_the_command_ends_its_workers_too(sweep, tmp_path):
     done = len(finished(store))
     time.sleep(1)
     assert len(finished(store)) == done
-
-
-def wait_for_the_group_to_end(group: int, seconds: float) -> None:
-    """Every process of the command's group (start_new_session: its workers, their resource tracker) ends."""
-    deadline = time.time() + seconds
-    while group_alive(group):
-        assert time.time() < deadline, "worker processes outlived the command"
-        time.sleep(0.1)
-
-
-def group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_two_sweeps_at_once_into_one_store_train_each_run_once(sweep, tmp_path, reference):
