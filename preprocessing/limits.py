@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import resource
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import IsarcasmError
@@ -32,12 +33,6 @@ RAY_TIMEOUT_S = 30.0
 MAX_RAY_TIMEOUT_S = 86_400.0
 #: The most a ``.gz`` file may decompress to: ``$ISARCASM_MAX_GZIP_BYTES`` (a size, as :data:`MEMORY_ENV`).
 GZIP_ENV = "ISARCASM_MAX_GZIP_BYTES"
-#: Lines of one text file (a corpus or user file, CSV, TSV or JSON Lines; a vectors file): ``$ISARCASM_MAX_LINES``.
-#: The largest corpus in the data directory (SARC's balanced training file) has 154,702 lines, SARC's full
-#: balanced set about a million, the largest public vector files (GloVe 840B, word2vec GoogleNews) 2.2 and
-#: 3 million; a 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s before this bound.
-LINES_ENV = "ISARCASM_MAX_LINES"
-MAX_LINES = 5_000_000
 #: A ``.keras`` file written by Keras stores its members uncompressed; a member that expands more than
 #: this many times (and past :data:`ZIP_EXPANSION_FLOOR` bytes) is a zip bomb, not a model.
 ZIP_MAX_EXPANSION = 100
@@ -143,29 +138,44 @@ def _declared_weights(path: Path, member: zipfile.ZipInfo) -> int:
     return sum(sizes)
 
 
-def max_lines() -> int:
-    """:data:`MAX_LINES`, or ``$ISARCASM_MAX_LINES`` when set (a whole number above 0; anything else is
-    refused in one line, never ignored for the default)."""
-    declared = os.environ.get(LINES_ENV, "").strip()
-    if not declared:
-        return MAX_LINES
-    try:
-        lines = int(declared.replace("_", "").replace(",", ""))
-    except ValueError:
-        lines = 0
-    if lines <= 0:
-        raise IsarcasmError(f"${LINES_ENV}={declared!r} is not a number of lines; use a whole number above 0, "
-                            f"e.g. {MAX_LINES:_}")
-    return lines
+@dataclass(frozen=True)
+class LineBound:
+    """The most lines a kind of text file may have, counted as it streams and refused at the first line past
+    it, before its records fill the memory; ``$variable`` sets another (a whole number above 0; anything
+    else is refused in one line, never ignored for the default)."""
+
+    variable: str
+    default: int
+    holds: str  # what the largest real file of the kind holds, for the message
+
+    def limit(self) -> int:
+        declared = os.environ.get(self.variable, "").strip()
+        if not declared:
+            return self.default
+        try:
+            lines = int(declared.replace("_", "").replace(",", ""))
+        except ValueError:
+            lines = 0
+        if lines <= 0:
+            raise IsarcasmError(f"${self.variable}={declared!r} is not a number of lines; use a whole number above "
+                                f"0, e.g. {self.default:_}")
+        return lines
+
+    def check(self, path: Path, number: int, limit: int) -> None:
+        """Refuse ``path`` at its line ``number`` once it passes ``limit`` (:meth:`limit`)."""
+        if number > limit:
+            raise IsarcasmError(f"{path}: more than {limit:,} lines, far more than {self.holds}; pass a smaller "
+                                f"file (a sample of it), or raise ${self.variable} if it really is that large")
 
 
-def check_lines(path: Path, number: int, limit: int) -> None:
-    """Refuse the file at its line ``number`` once it passes ``limit`` (:func:`max_lines`), before its
-    records fill the memory."""
-    if number > limit:
-        raise IsarcasmError(f"{path}: more than {limit:,} lines, more than any corpus or vectors file holds; "
-                            f"pass a smaller file (a sample of it), or raise ${LINES_ENV} if it really is "
-                            "that large")
+#: A corpus or user file (CSV, TSV, JSON Lines, gzipped or not): the largest corpus in the data directory
+#: (SARC's balanced training file) has 154,702 lines, SARC's whole balanced set about a million.  A 69 KB
+#: gzip of 12 million one-character rows took 3.5 GB and 175 s in ``data stats`` before this bound.
+ROWS = LineBound("ISARCASM_MAX_ROWS", 2_000_000, "any corpus holds (the largest in the data directory: 154,702)")
+#: A vectors file (``--embeddings FILE``): GloVe 840B holds 2.2 million words, word2vec GoogleNews 3 million.
+#: A 230 KB gzip of 20 million duplicate lines was still parsing after 245 s before this bound.
+VECTORS = LineBound("ISARCASM_MAX_VECTORS", 5_000_000,
+                    "any vectors file holds (word2vec GoogleNews: 3 million words)")
 
 
 def ray_timeout() -> float:

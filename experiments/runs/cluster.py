@@ -148,7 +148,7 @@ class RayExecutor:
 def _start(ray, address: str | None) -> None:
     """Connect to the cluster at ``address``, or start Ray in this process; the project's code goes
     with the job (workers import the driver's code, not whatever is installed on their node)."""
-    _reachable(address)
+    check_ray_address(address)
     handlers = _ending_handlers()
     try:
         runtime_env = {"py_modules": [str(SOURCES / name) for name in PACKAGES]}
@@ -183,7 +183,7 @@ _HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 
 _HTTP2_SETTINGS = 4  # the type of a SETTINGS frame, the first frame a server sends
 
 
-def _reachable(address: str | None) -> None:
+def check_ray_address(address: str | None) -> None:
     """Refuse an address where no Ray cluster answers within :func:`~preprocessing.limits.ray_timeout`
     seconds, before ``ray.init``, which retries an unreachable cluster for minutes and waited on a port that
     accepts and never speaks for more than two and a half.  A Ray head (its GCS, or Ray Client on

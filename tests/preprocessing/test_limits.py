@@ -27,8 +27,8 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.runs.scheduler import capped_jobs, cores
 from preprocessing.errors import IsarcasmError
-from preprocessing.limits import (LINES_ENV, MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, max_lines,
-                                  memory_budget, parse_size)
+from preprocessing.limits import (MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, ROWS, VECTORS, memory_budget,
+                                  parse_size)
 
 
 #: Reads the vectors file argv[1] in a process that may map at most 1 GiB.
@@ -252,14 +252,14 @@ def test_a_grpc_server_passes_the_ray_probe():
 
     import grpc
 
-    from experiments.runs.cluster import _reachable
+    from experiments.runs.cluster import check_ray_address
 
     server = grpc.server(futures.ThreadPoolExecutor(1))
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        _reachable(f"127.0.0.1:{port}")
-        _reachable(f"ray://127.0.0.1:{port}")
+        check_ray_address(f"127.0.0.1:{port}")
+        check_ray_address(f"ray://127.0.0.1:{port}")
     finally:
         server.stop(None)
 
@@ -293,10 +293,10 @@ def test_a_gzip_of_nuls_given_as_vectors_is_refused_from_its_first_line(tmp_path
 
 
 @pytest.mark.parametrize("suffix", [".csv.gz", ".tsv.gz", ".jsonl.gz"])
-def test_a_gzip_of_more_lines_than_the_bound_is_refused_at_the_first_line_past_it(tmp_path, monkeypatch, suffix):
-    """A 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s in ``data stats``; the line bound stops it
+def test_a_gzip_of_more_rows_than_the_bound_is_refused_at_the_first_line_past_it(tmp_path, monkeypatch, suffix):
+    """A 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s in ``data stats``; the row bound stops it
     where it passes (here lowered to 100 through the environment)."""
-    monkeypatch.setenv(LINES_ENV, "100")
+    monkeypatch.setenv(ROWS.variable, "100")
     sep = "\t" if suffix == ".tsv.gz" else ","
     rows = ['{"text": "same", "label": 1}\n'] * 1000 if suffix == ".jsonl.gz" else \
         [f"text{sep}label\n"] + [f"same{sep}1\n"] * 1000
@@ -304,9 +304,9 @@ def test_a_gzip_of_more_lines_than_the_bound_is_refused_at_the_first_line_past_i
     path.write_bytes(gzip.compress("".join(rows).encode()))
     result = CliRunner().invoke(main, ["data", "stats", str(path)])
     assert result.exit_code == 1, result.output
-    assert f"{path}: more than 100 lines, more than any corpus or vectors file holds" in one_line(result)
-    assert f"raise ${LINES_ENV}" in result.output
-    monkeypatch.setenv(LINES_ENV, "1001")
+    assert f"{path}: more than 100 lines, far more than any corpus holds" in one_line(result)
+    assert "raise $ISARCASM_MAX_ROWS" in result.output
+    monkeypatch.setenv(ROWS.variable, "1001")
     assert CliRunner().invoke(main, ["data", "stats", str(path)]).exit_code == 0  # within the bound
 
 
@@ -314,24 +314,27 @@ def test_a_vectors_file_of_more_lines_than_the_bound_is_refused_before_gensim_pa
     """A 230 KB gzip of 20 million duplicate vector lines was still parsing after 245 s."""
     from embeddings.vectors import parse_vectors
 
-    monkeypatch.setenv(LINES_ENV, "100")
+    monkeypatch.setenv(VECTORS.variable, "100")
     path = tmp_path / "many.txt.gz"
     path.write_bytes(gzip.compress(b"the 0.1 0.2\n" * 1000))
-    with pytest.raises(IsarcasmError, match=rf"many.txt.gz: more than 100 lines.*raise \${LINES_ENV}"):
+    with pytest.raises(IsarcasmError, match=r"many.txt.gz: more than 100 lines.*raise \$ISARCASM_MAX_VECTORS"):
         parse_vectors(path, progress=False)
     monkeypatch.setenv(MEMORY_ENV, "4K")  # within the line bound, the matrix must fit the memory budget
-    monkeypatch.setenv(LINES_ENV, "1000")
+    monkeypatch.setenv(VECTORS.variable, "1000")
     with pytest.raises(IsarcasmError, match=r"its 1,000 vectors of 2 numbers would take 7.8 KiB, more than the 4.0"):
         parse_vectors(path, progress=False)
 
 
+@pytest.mark.parametrize("bound", [ROWS, VECTORS], ids=["rows", "vectors"])
 @pytest.mark.parametrize("wrong", ["lots", "-1", "0", "1.5", "1e6"])
-def test_a_malformed_line_bound_is_refused_not_ignored(monkeypatch, wrong):
-    monkeypatch.setenv(LINES_ENV, wrong)
-    with pytest.raises(IsarcasmError, match=f"ISARCASM_MAX_LINES='{re.escape(wrong)}' is not a number of lines"):
-        max_lines()
-    monkeypatch.setenv(LINES_ENV, "10_000_000")
-    assert max_lines() == 10_000_000
+def test_a_malformed_line_bound_is_refused_not_ignored(monkeypatch, wrong, bound):
+    monkeypatch.setenv(bound.variable, wrong)
+    with pytest.raises(IsarcasmError, match=f"{bound.variable}='{re.escape(wrong)}' is not a number of lines"):
+        bound.limit()
+    monkeypatch.setenv(bound.variable, "10_000_000")
+    assert bound.limit() == 10_000_000
+    monkeypatch.delenv(bound.variable)
+    assert bound.limit() == bound.default
 
 
 def test_a_keras_file_whose_weights_declare_more_than_it_holds_is_refused_before_keras_reads_them(tmp_path):
