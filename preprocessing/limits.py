@@ -99,8 +99,8 @@ def check_memory(what: str, nbytes: int, lower: str) -> None:
 
 def check_model_file(path: Path) -> None:
     """Refuse a ``.keras`` file whose members declare more bytes than loading it may take, or expand like a
-    zip bomb, from the zip's directory alone (nothing is decompressed).  A file that is no zip is left to
-    Keras, whose error says so."""
+    zip bomb (from the zip's directory, before anything is decompressed), or whose weights declare more than
+    they hold (from the weights file's metadata).  A file that is no zip is left to Keras, whose error says so."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
