@@ -468,7 +468,8 @@ def _batches(plan: _Plan, data: _Data):
     """The training batches (None: Keras' shuffled batches of the arrays, the exact engine's) and the
     class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
     carry them in their row weights)."""
-    from baselines.batching import ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows
+    from baselines.batching import (  # loads TensorFlow: only when a model is trained
+        ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows)
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
