@@ -182,4 +182,7 @@ def benchmark_markdown(result: dict) -> str:
                          "| | | | | | | | |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
+        if len(cell.get("cost_sweeps", [])) > 1:
+            lines.append(f"\nThe costs of this table come from {len(cell['cost_sweeps'])} sweeps "
+                         f"({'; '.join(cell['cost_sweeps'])}): times and memory compare only within one.")
     return "\n".join(lines) + "\n"

@@ -37,3 +37,34 @@ def test_the_first_run_on_a_vectors_file_does_not_count_the_cache_build_as_train
     wall = time.time() - started
     assert run.metrics["setup_seconds"] >= 3
     assert run.metrics["train_seconds"] <= wall - 3 + 0.2
+
+
+def test_a_sweep_is_recorded_by_every_run_it_trains(monkeypatch):
+    from experiments.runs import provenance
+
+    monkeypatch.delenv(provenance.SWEEP_ENV, raising=False)
+    provenance.start_sweep(3)
+    swept = provenance.record()["sweep"]
+    assert swept["jobs"] == 3 and swept["started"].endswith("Z") and "load" in swept
+    assert provenance.sweep_text(swept).endswith(f"--jobs 3, load {swept['load']:.1f}")
+    assert provenance.sweep_text(None) == "not recorded"
+
+
+def test_a_benchmark_table_with_costs_from_two_sweeps_says_so(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from experiments.studies.benchmark import cost_sweeps
+
+    runs = []
+    for name, started, costs in (("a", "2026-11-20T10:00:00Z", {"train_seconds": 5.0}),
+                                 ("b", "2026-11-21T09:30:00Z", {"train_seconds": 400.0}),
+                                 ("c", "2026-11-22T08:00:00Z", {"entrant": "predictions", "train_seconds": 0.0})):
+        run = tmp_path / name
+        run.mkdir()
+        (run / "metrics.json").write_text(json.dumps(costs))
+        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 3.14}}))
+        runs.append(SimpleNamespace(run=run))
+    # outside predictions (c) record no cost, so their sweep does not count
+    assert cost_sweeps(runs) == ["2026-11-20 10:00 UTC, --jobs 2, load 3.1", "2026-11-21 09:30 UTC, --jobs 2, load 3.1"]
+    assert cost_sweeps(runs[:1] * 2) == ["2026-11-20 10:00 UTC, --jobs 2, load 3.1"]
