@@ -26,7 +26,8 @@ from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import FAILED, run_dir, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
-from preprocessing.errors import IsarcasmError, shown
+from preprocessing.anyfile import file_format, read_texts
+from preprocessing.errors import IsarcasmError, tsv_field
 from preprocessing.fileio import text_lines
 
 
@@ -167,22 +168,26 @@ def _warn_undefined(result: dict, label_names: list[str], warned: set[str]) -> N
 @click.command()
 @click.argument("run_directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--text", "texts", multiple=True, help="Text to classify (repeatable).")
-@click.option("--input", "input_file", help="File with one text per line.")
+@click.option("--input", "input_file",
+              help="Texts to classify: a .csv/.tsv/.jsonl file (gzipped or not), its --text-col column, read as "
+                   "every command reads a file; or a .txt file, one text per line.")
+@click.option("--text-col", default="text", show_default=True, help="Text column of a .csv/.tsv/.jsonl --input.")
 @json_option
 @click.pass_context
-def predict(ctx, run_directory, texts, input_file, as_json):
+def predict(ctx, run_directory, texts, input_file, text_col, as_json):
     """Print the label a trained run gives each text and the probability of the sarcastic class.
 
     Tab-separated, with a header: label, p_sarcastic (a run with more than two classes, or several
-    labels per text: one p_<class> column per class) and the text, its control and bidirectional
-    characters escaped (\\x1b, \\u202e).  A text longer than the run's max length is cut to it: a
-    warning line says which texts; ``--json`` gives every text's tokens_used, tokens_total and truncated.
+    labels per text: one p_<class> column per class) and the text, its backslashes doubled and its tab,
+    newline, control and bidirectional characters escaped (\\t, \\n, \\x1b, \\u202e).  A text longer than
+    the run's max length is cut to it: a warning line says which texts; ``--json`` gives every text's
+    tokens_used, tokens_total and truncated.
     """
     from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
 
     texts = checked_texts(texts)
-    if input_file:  # lines end in \n, \r\n or \r; never split at U+2028 or \x1c inside a text (str.splitlines would)
-        texts += [line for _, line in text_lines(Path(input_file)) if line.strip()]
+    if input_file:
+        texts += _input_texts(Path(input_file), text_col)
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
     run = load_run(Path(run_directory), data_dir(ctx))
@@ -198,10 +203,22 @@ def predict(ctx, run_directory, texts, input_file, as_json):
         echo_json(rows)
         return
     columns = ["p_sarcastic"] if binary else [f"p_{name}" for name in run.label_names]
-    click.echo("\t".join(["label", *map(shown, columns), "text"]))
+    click.echo("\t".join(["label", *map(tsv_field, columns), "text"]))
     for row, p in zip(rows, probabilities):
         values = [row["p_sarcastic"]] if binary else p
-        click.echo("\t".join([shown(row["label"]), *(f"{v:.3f}" for v in values), shown(row["text"])]))
+        click.echo("\t".join([tsv_field(row["label"]), *(f"{v:.3f}" for v in values), tsv_field(row["text"])]))
+
+
+def _input_texts(path: Path, text_col: str) -> list[str]:
+    """``--input``'s texts: a .txt file's non-blank lines (ending in \\n, \\r\\n or \\r, never split at U+2028
+    or \\x1c inside a text); any other file through the corpus readers, so a CSV's header, its label
+    column and its quoted line breaks are never read as texts."""
+    if file_format(path) != ".txt":
+        return read_texts(path, text_col)
+    if text_col != "text":
+        raise IsarcasmError(f"--text-col {text_col}: {path.name} is a .txt file, one text per line, with no columns; "
+                            "leave --text-col out or give a .csv/.tsv/.jsonl file")
+    return [line for _, line in text_lines(path) if line.strip()]
 
 
 def _warn_cut(rows: list[dict], max_len: int) -> None:

@@ -40,6 +40,7 @@ from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import usual_mode
 from preprocessing.records import id_problem
+from preprocessing.specs import BINARY_LABELS
 
 #: Where a results file goes when a later invocation writes the same experiment's results.
 PREVIOUS = "previous"
@@ -400,8 +401,9 @@ class Predictions:
 
 
 def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
-    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary): one
-    line per test text, so every id is checked first (:func:`~preprocessing.records.id_problem`).
+    """id, gold label, and the probability of each class (:func:`probability_columns`: P(sarcastic) is
+    ``p_sarcastic`` for binary, as everywhere else): one line per test text, so every id is checked first
+    (:func:`~preprocessing.records.id_problem`).
 
     ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
     second column is ``gold_labels``, the gold label indices joined by ``|``.
@@ -412,7 +414,7 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
     wrong = next(filter(None, map(id_problem, ids)), None)
     if wrong:
         raise IsarcasmError(wrong)
-    header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
+    header = ["id", "gold_labels" if multi_label else "gold", *probability_columns(probabilities.shape[1], multi_label)]
     lines = ["\t".join(header)]
     for id_, target, row in zip(ids, gold, probabilities):
         labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
@@ -420,8 +422,19 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
     return "\n".join(lines) + "\n"
 
 
+def probability_columns(classes: int, multi_label: bool) -> list[str]:
+    """The probability columns of a predictions file: ``p_not_sarcastic``, ``p_sarcastic`` for a
+    single-label binary run (the name ``predict`` and outside predictions use), ``p_<k>`` by class
+    index otherwise.  Files written before this name (``prob_<k>``) read the same: the columns are
+    read by position."""
+    if classes == len(BINARY_LABELS) and not multi_label:
+        return [f"p_{name}" for name in BINARY_LABELS]
+    return [f"p_{k}" for k in range(classes)]
+
+
 def read_predictions(path: Path) -> Predictions:
-    """Read a ``predictions.tsv`` (id, gold, prob_0, prob_1, ...) of a single-label run."""
+    """Read a ``predictions.tsv`` (id, gold, then one probability per class, by position) of a
+    single-label run."""
     try:  # lines end in \n as written (never split at \x1c or U+2028 as str.splitlines would)
         lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
     except FileNotFoundError:
@@ -430,7 +443,7 @@ def read_predictions(path: Path) -> Predictions:
     if header[1:2] == ["gold_labels"]:
         raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
     if header[:2] != ["id", "gold"] or len(header) < 4:
-        raise DataError.at(path, 1, "expected the header id, gold, prob_0, prob_1, ...")
+        raise DataError.at(path, 1, "expected the header id, gold, then one probability column per class")
     ids, gold, probabilities = [], [], []
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")
