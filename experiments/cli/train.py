@@ -109,11 +109,15 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     text) is printed as undefined and averaged nowhere (``--json``: ``{"evaluations": [...],
     "summary": [...]}``).
     """
-    from experiments.runs.inference import evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
+    from experiments.runs.inference import NoModel, evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
 
-    results, shares, warned = [], {}, set()
+    results, shares, warned, modelless = [], {}, set(), []
     for directory in _distinct_runs(run_dirs):
-        run = load_run(directory, data_dir(ctx))
+        try:
+            run = load_run(directory, data_dir(ctx))
+        except NoModel as exc:  # an entrant's run among the runs of a folder: passed over, said once below
+            modelless.append(exc)
+            continue
         name = corpus or run.config["corpus"]
         dataset = open_corpus(ctx, name, **corpus_options)
         result = evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options))
@@ -122,6 +126,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
         _warn_undefined(results[-1], dataset.label_names, warned)
         if len(dataset.label_names) == 2 and not dataset.multi_label:
             shares[result["corpus"]] = sarcastic_share(dataset)
+    _pass_over(modelless, evaluated=len(results))
     summary = evaluation_summary(results, shares) if len(results) > 1 else None
     if as_json:
         evaluations = [{**r, "floors": floors_of(shares.get(r["corpus"]))} for r in results]
@@ -137,6 +142,17 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
         click.echo("summary (mean ± std over runs):")
         for line in summary_lines(summary):
             click.echo("  " + line)
+
+
+def _pass_over(modelless: list[IsarcasmError], evaluated: int) -> None:
+    """One warning line for the runs given that keep no model (entrant runs beside the models' runs in
+    a folder a glob matched); the error itself where no run was left to evaluate."""
+    if modelless and not evaluated:
+        raise modelless[0]
+    if modelless:
+        logging.getLogger("isarcasm").warning(
+            f"passed over {len(modelless)} {'run that keeps' if len(modelless) == 1 else 'runs that keep'} no model to "
+            f"evaluate (a reference rule, outside predictions, a Keras model entrant); the first: {modelless[0]}")
 
 
 def _distinct_runs(run_dirs: tuple[str, ...]) -> list[Path]:
@@ -198,7 +214,7 @@ def predict(ctx, run_directory, texts, input_file, text_col, as_json):
              "tokens_used": used, "tokens_total": total, "truncated": used < total}
             for t, label, p, (used, total) in zip(texts, run.labels(probabilities), probabilities,
                                                   run.token_counts(texts))]
-    _warn_cut(rows, run.inputs.preprocessor.max_len)
+    _warn_cut(rows, run.max_len)
     if as_json:
         echo_json(rows)
         return
@@ -221,7 +237,7 @@ def _input_texts(path: Path, text_col: str) -> list[str]:
     return [line for _, line in text_lines(path) if line.strip()]
 
 
-def _warn_cut(rows: list[dict], max_len: int) -> None:
+def _warn_cut(rows: list[dict], max_len: int | None) -> None:
     """One warning line naming the texts cut to the run's max length, with how much of each was read."""
     cut = [(number, row) for number, row in enumerate(rows, start=1) if row["truncated"]]
     if not cut:

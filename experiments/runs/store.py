@@ -38,7 +38,7 @@ from experiments.runs import results_set
 from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import usual_mode
+from preprocessing.fileio import content_sha256, usual_mode
 from preprocessing.records import id_problem
 from preprocessing.specs import BINARY_LABELS
 
@@ -57,6 +57,8 @@ FAILED = "failed.json"        # a failed run's only file: its configuration hash
 #: predictions; see experiments/runs/entrants.py): what scored it and what it chose on validation.  It stands
 #: for the model file: such a run is finished with it instead.
 ENTRANT = "entrant.json"
+#: A scikit-learn entrant's fitted estimator (joblib; its sha256 is in entrant.json: see save_estimator).
+ESTIMATOR = "estimator.joblib"
 #: A run of the shipped reference set (see experiments/runs/reference.py), materialised from it: where it came
 #: from and its model's size.  It stands for the model file: the readers of finished runs read such a run's
 #: other files as any run's; a model is not shipped, so nothing that loads one can use it.
@@ -420,6 +422,38 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
         labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
         lines.append("\t".join([id_, labels, *(f"{p:.6f}" for p in row)]))
     return "\n".join(lines) + "\n"
+
+
+def save_estimator(path: Path, estimator) -> dict:
+    """Save a fitted scikit-learn estimator with joblib; what entrant.json records of it (file, format,
+    sha256).  skops, whose format runs no code when loaded, is not installable here; a joblib file is a
+    pickle and runs code when loaded, so :func:`load_estimator_file` loads only a file whose sha256 is the
+    one recorded (a damaged or swapped file is refused).  That guards the file, not the folder: someone who
+    may write a whole run folder may write both, so evaluate runs whose store you trust."""
+    import joblib  # scikit-learn's own dependency: only when an estimator is saved
+
+    joblib.dump(estimator, path)
+    return {"file": path.name, "format": "joblib", "sha256": content_sha256(path)}
+
+
+def load_estimator_file(directory: Path, saved: dict):
+    """The estimator an entrant's run saved (``saved``: entrant.json's ``model``), its sha256 checked
+    first; a damaged, swapped or unloadable file is one line naming it."""
+    import joblib  # the same: only when an estimator is loaded
+
+    path = directory / str(saved.get("file", ESTIMATOR))
+    if not path.is_file() or path.parent != directory or saved.get("format") != "joblib":
+        raise IsarcasmError(f"{directory}: its {ENTRANT} names an estimator file {path.name} this version cannot "
+                            "read; score the run again with --force")
+    if content_sha256(path) != saved.get("sha256"):
+        raise IsarcasmError(f"{path}: its sha256 is not the one {ENTRANT} recorded, so it is not loaded (a joblib "
+                            "file runs code when loaded); score the run again with --force")
+    try:
+        return joblib.load(path)
+    except Exception as exc:  # noqa: BLE001 - unpickling a user's estimator: whatever it raises is one line
+        raise IsarcasmError(f"{path}: cannot load the estimator ({type(exc).__name__}: {exc}); an estimator "
+                            "using classes or functions of its own .py file cannot be loaded back, only one of scikit-learn's "
+                            "or an installed package's") from None
 
 
 def probability_columns(classes: int, multi_label: bool) -> list[str]:
