@@ -35,6 +35,7 @@ except ImportError:  # not POSIX: no lock (two sweeps into one store at once are
 import numpy as np
 
 from experiments.runs import results_set
+from experiments.runs.console import chatty
 from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
@@ -168,7 +169,7 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
     Results an earlier invocation wrote there are never replaced silently:
     they are first kept in ``<results_root>/previous/`` under their time
     stamp (they hold, e.g., the wall time of the invocation that trained the
-    runs a later one reused), and a line on stderr says so.
+    runs a later one reused), and a line on stderr says so (not under ``-q``).
     """
     name = safe_name(result["experiment"], "experiment")
     files = {f"{name}.json": json_text(result),
@@ -183,7 +184,7 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
                 if stamp and (results_root / file).is_file()}
         steps = results_set.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
         results_set.commit(results_root, name, folder, steps)
-    if keep:
+    if keep and chatty():  # -q: results and errors only
         print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
     return [results_root / file for file, text in files.items() if text is not None] + \
         [results_root / path.relative_to(folder) for path in drawn]

@@ -68,6 +68,20 @@ def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys
     assert "earlier t results moved to" in capsys.readouterr().err
 
 
+def test_under_q_the_moved_results_line_is_not_printed(tmp_path, capsys):
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # what -q sets: results and errors only
+    try:
+        for _ in range(2):
+            write_result_files({"experiment": "t"}, tmp_path, None, "# t\n")
+    finally:
+        root.setLevel(level)
+    assert (tmp_path / "previous").is_dir() and capsys.readouterr().err == ""
+
+
 def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones(tmp_path):
     old = os.umask(0o022)
     try:
