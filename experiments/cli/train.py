@@ -63,7 +63,9 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
                         f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "
                         "--force trains it again)")
     test = result.metrics["test"]
-    state = "already finished, reused" if result.skipped else f"trained in {result.metrics['train_seconds']:.0f} s"
+    state = "already finished, reused" if result.skipped else (
+        f"trained in {result.metrics['train_seconds']:.0f} s, one-time work (word vectors, tokenising) "
+        f"{result.metrics['setup_seconds']:.0f} s apart")
     click.echo(f"run: {result.directory} ({state}; selected epoch {result.metrics['selected_epoch']})")
     click.echo(_summary(test))
 
