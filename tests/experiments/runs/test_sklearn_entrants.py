@@ -216,6 +216,8 @@ def test_an_estimators_run_keeps_its_model_for_evaluate_and_a_run_without_one_is
     assert len(passed) == 1 and "passed over 1 run that keeps no model" in passed[0]
     alone = CliRunner().invoke(main, evaluate[:1] + [str(runs["all-sarcastic"].directory)] + evaluate[3:])
     assert alone.exit_code == 1 and "keeps no model to load" in alone.stderr
+    predicted = CliRunner().invoke(main, ["predict", str(runs["svm-kept"].directory), "--text", "oh great, traffic"])
+    assert predicted.exit_code == 0 and predicted.stdout.splitlines()[0] == "label\tp_sarcastic\ttext"
     saved.write_bytes(saved.read_bytes() + b"\0")  # damaged or swapped: never unpickled
     refused = CliRunner().invoke(main, evaluate[:2] + evaluate[3:])
     assert refused.exit_code == 1 and "its sha256 is not the one entrant.json recorded" in refused.stderr
