@@ -16,8 +16,8 @@ cross-eval, models) sees it like any other model:
   Entry points are loaded when :mod:`baselines` is first imported
   (:func:`load_entry_points`), i.e. when the model registry is first used.
 
-A plugin that cannot be used (missing file, syntax error, an exception while
-importing, no model registered, a name that is taken) stops with one line
+A plugin that cannot be used (missing file, syntax error, an exception or ``exit()``
+while importing, no model registered, a name that is taken) stops with one line
 naming the plugin and the problem.  Where each plugin model came from is kept
 (:func:`origin`) and written into the run's configuration, so a run records
 which plugin code produced it and an edited plugin is never mistaken for the
@@ -114,6 +114,10 @@ def _registering(what: str, load) -> list[str]:
         raise IsarcasmError(f"{what}: importing it raised ValueError: {exc}") from None
     except Exception as exc:  # noqa: BLE001  (whatever a plugin raises becomes one line naming it)
         raise IsarcasmError(f"{what}: importing it raised {type(exc).__name__}: {exc}") from None
+    except SystemExit as exc:  # exit() on import ended every command at exit code 0, silently
+        raise IsarcasmError(f"{what}: importing it called exit({'' if exc.code is None else repr(exc.code)}); a "
+                            "plugin module only defines and registers models: put a script's code under "
+                            "`if __name__ == \"__main__\":`") from None
     names = [name for name in MODELS.names() if name not in before]
     if not names:
         raise IsarcasmError(f"{what}: registers no model (decorate a builder with "

@@ -171,7 +171,7 @@ def load_model(path: str | Path, compile: bool = True) -> keras.Model:
     """
     path = Path(path)
     require_file(path, f"{path}: no such model file (a .keras file written by a training run)")
-    check_model_file(path)  # from the zip's directory, before Keras decompresses anything
+    check_model_file(path)  # from the zip's directory and the weights' shapes, before Keras reads any weight
     with warnings.catch_warnings():
         # A context-aware model's encoder sub-models honour the padding mask (their layers read it), but
         # the flag saying so is not saved: Keras warns while rebuilding them, and the flag is set again below.

@@ -3,8 +3,9 @@
 Trains the same run (corpus, model, seed) under ``--engine exact`` and under the fast engine with
 several numbers of pieces per batch, each for a few epochs, in turn and repeated, so that a
 change in the machine's load hits every variant alike.  It prints, per variant, the median
-seconds of the epochs after the first (the first traces the graph), the run's seconds, its
-peak memory, and the ratio to the exact engine.  One thread, as each ``--jobs 2`` worker has.
+wall and CPU seconds of the epochs after the first (the first traces the graph), the run's
+seconds, its peak memory, and the CPU ratio to the exact engine (CPU seconds: with one thread,
+the work done, which other load on the machine changes far less than wall time).  One thread, as each ``--jobs 2`` worker has.
 
 Usage::
 
@@ -33,16 +34,20 @@ from preprocessing.corpora import load_corpus
 def train_once(spec: RunSpec, dataset, data_dir: Path, pieces: int) -> dict:
     """One run of ``spec`` in a fresh temporary store, ``pieces`` per batch for the fast engine;
     its seconds per epoch (after the first), whole seconds, peak memory and test F1."""
-    seconds: list[float] = []
+    seconds: list[tuple[float, float]] = []  # (wall, CPU) seconds of each epoch
     stop = selection.StopOnNonFinite
 
-    class Timed(stop):  # the first callback: its epoch holds the record and validation too
+    class Timed(stop):  # an epoch runs from its start to the next one's: the record and validation included
         def on_epoch_begin(self, epoch, logs=None):
-            self.started = time.perf_counter()
+            self.lap()
+            self.started = (time.perf_counter(), time.process_time())
 
-        def on_epoch_end(self, epoch, logs=None):
-            super().on_epoch_end(epoch, logs)
-            seconds.append(time.perf_counter() - self.started)
+        def on_train_end(self, logs=None):
+            self.lap()
+
+        def lap(self):
+            if hasattr(self, "started"):
+                seconds.append((time.perf_counter() - self.started[0], time.process_time() - self.started[1]))
 
     training.PIECES, selection.StopOnNonFinite = pieces, Timed
     try:
@@ -50,7 +55,9 @@ def train_once(spec: RunSpec, dataset, data_dir: Path, pieces: int) -> dict:
             result = training.train_run(spec, dataset, RunPlace(Path(folder) / "run"), data_dir, RunOptions(verbose=0))
     finally:
         selection.StopOnNonFinite = stop
-    return {"epoch": statistics.median(seconds[1:] or seconds), "run": result.metrics["train_seconds"],
+    later = seconds[1:] or seconds
+    return {"epoch": statistics.median(wall for wall, _ in later), "cpu": statistics.median(cpu for _, cpu in later),
+            "run": result.metrics["train_seconds"],
             "memory": result.metrics.get("peak_memory_mb"), "f1": result.metrics["test"]["f1_sarcastic"]}
 
 
@@ -76,13 +83,15 @@ def main() -> None:
     print(f"{args.model} on {args.corpus}, seed {args.seed}, {args.epochs} epochs, {args.repeats} repeats; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
           f"threads {os.environ.get('TF_NUM_INTRAOP_THREADS', 'all')}")
-    print("| variant | s/epoch (median, epochs 2+) | s/run | peak MiB | test F1 | epoch ratio to exact |")
-    print("|---|---|---|---|---|---|")
-    base = statistics.median(r["epoch"] for r in seen["exact"])
+    print("| variant | wall s/epoch (median, epochs 2+) | CPU s/epoch | s/run | peak MiB | test F1 | "
+          "CPU ratio to exact |")
+    print("|---|---|---|---|---|---|---|")
+    base = statistics.median(r["cpu"] for r in seen["exact"])
     for name, rows in seen.items():
-        epoch = statistics.median(r["epoch"] for r in rows)
-        print(f"| {name} | {epoch:.2f} | {statistics.median(r['run'] for r in rows):.1f} | "
-              f"{max(r['memory'] or 0 for r in rows):.0f} | {rows[0]['f1']:.3f} | {base / epoch:.2f}x |")
+        cpu = statistics.median(r["cpu"] for r in rows)
+        print(f"| {name} | {statistics.median(r['epoch'] for r in rows):.2f} | {cpu:.2f} | "
+              f"{statistics.median(r['run'] for r in rows):.1f} | {max(r['memory'] or 0 for r in rows):.0f} | "
+              f"{rows[0]['f1']:.3f} | {base / cpu:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ import numpy as np
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import require_file, usual_mode
-from preprocessing.limits import check_memory
+from preprocessing.limits import VECTORS, check_memory
 
 from .word2vec import train_word2vec
 
@@ -359,12 +359,16 @@ def _check_rows(source: Path, header: bool) -> None:
     """Refuse a line whose count of numbers is not the vectors' dimension (the header's, else the first
     line's), naming it: gensim copies a line's one number across the whole vector, so a cut line
     would become a word vector of one repeated number.  Fields are counted as gensim splits them
-    (single spaces, trailing whitespace ignored); one pass over the bytes, before the parse."""
+    (single spaces, trailing whitespace ignored); one pass over the bytes, before the parse.  The lines are
+    bounded too (:data:`~preprocessing.limits.VECTORS`): a 230 KB gzip of 20 million duplicate lines
+    was still parsing after four minutes, and their matrix must fit the memory budget."""
     opener = gzip.open if source.suffix == ".gz" else open
     dim = int(_first_line(source)[1]) if header else None
+    limit, number = VECTORS.limit(), 0
     try:
         with opener(source, "rb") as handle:
             for number, line in enumerate(handle, start=1):
+                VECTORS.check(source, number, limit)
                 if header and number == 1:
                     continue
                 found = line.rstrip().count(b" ")
@@ -376,6 +380,9 @@ def _check_rows(source: Path, header: bool) -> None:
     except (OSError, EOFError) as exc:
         raise DataError.at(source, None, f"cannot read the vectors file ({type(exc).__name__}: {exc}); "
                                          "re-fetch it") from None
+    words = number - header
+    check_memory(f"{source}: its {words:,} vectors of {dim or 0:,} numbers", 4 * words * (dim or 0),
+                 "pass a smaller --embeddings file")
 
 
 def _check_header(source: Path) -> None:

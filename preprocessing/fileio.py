@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import DataError
-from .limits import GZIP_ENV, parse_size
+from .limits import GZIP_ENV, ROWS, parse_size
 
 #: The most a ``.gz`` file may decompress to (bytes): a few kilobytes of gzip can hold gigabytes of
 #: zeros, which would fill the memory before any check sees a row.  ``ISARCASM_MAX_GZIP_BYTES``
@@ -162,14 +162,17 @@ def text_lines(path: Path, newline: str | None = None) -> Iterator[tuple[int, st
     ``""`` keeps the line ends, as :mod:`csv` needs.  A ``.gz`` file is read decompressed, as it streams.
     Characters such as U+2028 or ``\\x1c``, which ``str.splitlines`` would also split on, stay inside
     their line.
-    Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line.
+    Non-UTF-8 bytes and NUL characters (a UTF-16 or binary file) stop with the line, and so does a line past
+    :data:`~preprocessing.limits.ROWS`.
     """
     require_file(path)
+    limit = ROWS.limit()
     with io.TextIOWrapper(open_binary(path), encoding="utf-8-sig", errors="strict", newline=newline) as handle:
         number = 0
         try:
             while line := handle.readline(MAX_LINE + 1):
                 number += 1
+                ROWS.check(path, number, limit)
                 if len(line) > MAX_LINE:
                     raise DataError.at(path, number, f"a line of more than {MAX_LINE:,} characters, longer than any "
                                                      "record; is it one record per line?")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import resource
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import IsarcasmError
@@ -98,8 +99,8 @@ def check_memory(what: str, nbytes: int, lower: str) -> None:
 
 def check_model_file(path: Path) -> None:
     """Refuse a ``.keras`` file whose members declare more bytes than loading it may take, or expand like a
-    zip bomb, from the zip's directory alone (nothing is decompressed).  A file that is no zip is left to
-    Keras, whose error says so."""
+    zip bomb (from the zip's directory, before anything is decompressed), or whose weights declare more than
+    they hold (from the weights file's metadata).  A file that is no zip is left to Keras, whose error says so."""
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
@@ -110,8 +111,71 @@ def check_model_file(path: Path) -> None:
             raise IsarcasmError(f"{path}: refused: its member {member.filename} declares {size(member.file_size)} "
                                 f"packed into {size(member.compress_size)}, which no model file written by Keras "
                                 "does (a zip bomb?); use the model.keras a training run wrote")
-    check_memory(f"{path}: loading this model", MODEL_SHARE * sum(m.file_size for m in members),
+    declared = sum(_declared_weights(path, member) for member in members if member.filename.endswith(".h5"))
+    check_memory(f"{path}: loading this model", MODEL_SHARE * max(declared, sum(m.file_size for m in members)),
                  "use a smaller model")
+
+
+def _declared_weights(path: Path, member: zipfile.ZipInfo) -> int:
+    """The bytes the datasets of the weights file ``member`` declare (their shapes times their item sizes),
+    read from its metadata alone.  Keras writes every weight whole, uncompressed, so they fit in the
+    member; a dataset declaring more is padded or sparse (unwritten chunks read as zeros), and Keras would
+    allocate all of it (a small file once took 7.7 GB in ``predict``).  An unreadable member is Keras' to
+    report."""
+    import h5py  # only where a model file is loaded
+
+    sizes: list[int] = []
+    try:
+        with zipfile.ZipFile(path) as archive, archive.open(member) as handle, h5py.File(handle, "r") as weights:
+            weights.visititems(lambda _, item: sizes.append(item.size * item.dtype.itemsize)
+                               if isinstance(item, h5py.Dataset) else None)
+    except (OSError, ValueError, RuntimeError, zipfile.BadZipFile):
+        return 0
+    if sum(sizes) > member.file_size:
+        raise IsarcasmError(f"{path}: refused: its {member.filename} declares {size(sum(sizes))} of weights in "
+                            f"{size(member.file_size)}, which no model file written by Keras does (padded or sparse "
+                            "weights?); use the model.keras a training run wrote")
+    return sum(sizes)
+
+
+@dataclass(frozen=True)
+class LineBound:
+    """The most lines a kind of text file may have, counted as it streams and refused at the first line past
+    it, before its records fill the memory; ``$variable`` sets another (a whole number above 0; anything
+    else is refused in one line, never ignored for the default)."""
+
+    variable: str
+    default: int
+    holds: str  # what the largest real file of the kind holds, for the message
+
+    def limit(self) -> int:
+        declared = os.environ.get(self.variable, "").strip()
+        if not declared:
+            return self.default
+        try:
+            lines = int(declared.replace("_", "").replace(",", ""))
+        except ValueError:
+            lines = 0
+        if lines <= 0:
+            raise IsarcasmError(f"${self.variable}={declared!r} is not a number of lines; use a whole number above "
+                                f"0, e.g. {self.default:_}")
+        return lines
+
+    def check(self, path: Path, number: int, limit: int) -> None:
+        """Refuse ``path`` at its line ``number`` once it passes ``limit`` (:meth:`limit`)."""
+        if number > limit:
+            raise IsarcasmError(f"{path}: more than {limit:,} lines, far more than {self.holds}; pass a smaller "
+                                f"file (a sample of it), or raise ${self.variable} if it really is that large")
+
+
+#: A corpus or user file (CSV, TSV, JSON Lines, gzipped or not): the largest corpus in the data directory
+#: (SARC's balanced training file) has 154,702 lines, SARC's whole balanced set about a million.  A 69 KB
+#: gzip of 12 million one-character rows took 3.5 GB and 175 s in ``data stats`` before this bound.
+ROWS = LineBound("ISARCASM_MAX_ROWS", 2_000_000, "any corpus holds (the largest in the data directory: 154,702)")
+#: A vectors file (``--embeddings FILE``): GloVe 840B holds 2.2 million words, word2vec GoogleNews 3 million.
+#: A 230 KB gzip of 20 million duplicate lines was still parsing after 245 s before this bound.
+VECTORS = LineBound("ISARCASM_MAX_VECTORS", 5_000_000,
+                    "any vectors file holds (word2vec GoogleNews: 3 million words)")
 
 
 def ray_timeout() -> float:

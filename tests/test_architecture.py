@@ -137,9 +137,7 @@ def test_no_test_imports_a_private_name_of_another_module():
 #: At most this many parameters for a function outside ``experiments/cli`` (the developers' guide).
 MAX_PARAMETERS = 6
 #: Functions over the limit, waiting for their files' owners: shrink this list, never grow it.
-OVER_THE_LIMIT = {
-    "experiments.reports.fidelity._protocol_table",  # 8: the fidelity report is being reworked (issue 35)
-}
+OVER_THE_LIMIT: set[str] = set()
 
 
 def parameter_counts(source: str) -> dict[str, int]:
@@ -174,6 +172,59 @@ def test_no_function_outside_the_cli_takes_more_than_six_parameters():
     found = over_the_limit()
     assert sorted(found - OVER_THE_LIMIT) == [], "split these functions or pass an object (not the allow-list)"
     assert sorted(OVER_THE_LIMIT - found) == [], "within the limit now: remove them from OVER_THE_LIMIT"
+
+
+#: The one module that decides the main metric (``main_metric_for``), and the values it decides on.
+MAIN_METRIC_RULE = "experiments.runs.metrics"
+SELECT_ON_VALUES = {"default", "macro-f1"}
+
+
+def main_metric_decisions(source: str) -> list[int]:
+    """Lines that compare a ``select_on`` setting or one of its values: each is the main-metric rule
+    written again instead of asked of ``main_metric_for``."""
+    def named(node) -> bool:  # a value of select_on, the setting itself, or config.get("select_on")
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "get":
+            return any(isinstance(a, ast.Constant) and a.value == "select_on" for a in node.args)
+        return ((isinstance(node, ast.Constant) and node.value in SELECT_ON_VALUES)
+                or getattr(node, "id", getattr(node, "attr", None)) == "select_on")
+
+    return [node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare)
+            and any(named(operand) for operand in (node.left, *node.comparators))]
+
+
+def test_the_main_metric_rule_is_decided_in_one_function():
+    found = [f"{module}:{line}" for module, path in project_modules().items() if module != MAIN_METRIC_RULE
+             for line in main_metric_decisions(path.read_text(encoding="utf-8"))]
+    assert found == [], "ask experiments.runs.metrics.main_metric_for instead"
+
+
+#: The run store: the one module that looks for a run's metrics.json (``METRICS``) to say whether it is finished.
+RUN_STORE = "experiments.runs.store"
+
+
+def metrics_file_checks(source: str) -> list[int]:
+    """Lines that name metrics.json itself or look for it (``folder / METRICS``, ``rglob(METRICS)``): each
+    asks "is this run finished?" beside the store's ``run_state``/``lookup``.  Writing it through a
+    ``RunWriter`` (``writer.path(METRICS)``) is no check."""
+    def is_file_name(node) -> bool:
+        return getattr(node, "id", None) == "METRICS" or getattr(node, "value", None) == "metrics.json"
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and node.value == "metrics.json":
+            found.append(node.lineno)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and is_file_name(node.right):
+            found.append(node.lineno)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("glob", "rglob")
+              and any(is_file_name(arg) for arg in node.args)):
+            found.append(node.lineno)
+    return sorted(set(found))
+
+
+def test_only_the_run_store_looks_for_metrics_json():
+    found = [f"{module}:{line}" for module, path in project_modules().items() if module != RUN_STORE
+             for line in metrics_file_checks(path.read_text(encoding="utf-8"))]
+    assert found == [], "ask experiments.runs.store (run_state, lookup, read_metrics) instead"
 
 
 # --- the checks themselves can fail ---------------------------------------------------------------
@@ -223,3 +274,15 @@ def test_a_long_parameter_list_is_found_outside_the_cli_only(toy_project):
     write("experiments.cli.command", "def command(a, b, c, d, e, f, g): pass\n")
     write("experiments.runs.store", "def put(a, b, c, d, e, f, g): pass\n")
     assert over_the_limit(root) == {"experiments.runs.store.put"}
+
+
+def test_a_second_main_metric_rule_is_found():
+    assert main_metric_decisions("x = train.select_on == 'default'\ny = 'macro-f1' in options\n"
+                                 "z = train.get('select_on') != 1\nw = select_on\n"
+                                 "v = main_metric_for(binary, select_on) == 'f1_macro'\n") == [1, 2, 3]
+
+
+def test_a_metrics_json_check_outside_the_store_is_found():
+    source = ("a = (run / METRICS).is_file()\nb = folder.rglob(METRICS)\nc = Path(r) / 'metrics.json'\n"
+              "write_json(writer.path(METRICS), {})\nd = 'see metrics.json, written last'\n")
+    assert metrics_file_checks(source) == [1, 2, 3]

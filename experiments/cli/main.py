@@ -46,10 +46,9 @@ class _Group(click.Group):
             raise click.ClickException(one_line(str(exc))) from None
         except click.UsageError as exc:
             raise _one_line(exc) from None
-        except _Terminated:
-            raise _Interrupted(143, "terminated") from None
         except KeyboardInterrupt:
-            raise _Interrupted(130, "interrupted") from None
+            signum = _RECEIVED[-1] if _RECEIVED else signal.SIGINT
+            raise _Interrupted(128 + signum, _ENDING_SIGNALS.get(signum, "interrupted")) from None
         except OSError as exc:
             if exc.errno not in MACHINE_FAULTS:
                 raise
@@ -75,33 +74,50 @@ def _stdout_closed() -> click.exceptions.Exit:
     return click.exceptions.Exit(0)
 
 
+#: The signals that end a command as Ctrl-C does, with what the one line says: SIGTERM (``kill``, a batch
+#: system's time limit) and SIGHUP (the terminal or SSH session closed).
+_ENDING_SIGNALS = {signal.SIGTERM: "terminated", signal.SIGHUP: "terminated (hang-up: SIGHUP)"}
+
+
+#: The ending signals received while the command runs: what the one line reports, even where the
+#: interrupt raised for one came back as a plain KeyboardInterrupt (Ray's waits turn any into one).
+_RECEIVED: list[int] = []
+
+
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt`` that ends
-    the worker processes (experiments/runs/scheduler.py), cancels Ray tasks or drops a half-written run
-    does the same for it.  Python's default for SIGTERM ends this process alone, and its ``--jobs``
-    workers, re-parented, went on training."""
+    """SIGTERM or SIGHUP, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt``
+    that ends the worker processes (experiments/runs/scheduler.py), cancels Ray tasks or drops a
+    half-written run does the same for it.  Python's default for them ends this process alone, and its
+    ``--jobs`` workers, re-parented, went on training."""
 
 
 def _raise_terminated(signum, frame):
-    raise _Terminated()
+    _RECEIVED.append(signum)
+    raise _Terminated(signum)
 
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
-    """SIGTERM raises :class:`_Terminated` while a command runs (signals are the main thread's alone)."""
+    """SIGTERM and SIGHUP raise :class:`_Terminated` while a command runs (signals are the main thread's
+    alone).  A SIGHUP ignored on purpose (``nohup``) stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    _RECEIVED.clear()
+    previous = {signum: signal.getsignal(signum) for signum in _ENDING_SIGNALS}
+    for signum in _ENDING_SIGNALS:
+        if not (signum == signal.SIGHUP and previous[signum] is signal.SIG_IGN):
+            signal.signal(signum, _raise_terminated)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class _Interrupted(click.ClickException):
-    """Ctrl-C (SIGINT) or SIGTERM: one line and exit code 130 or 143, as a shell reports a command that
-    signal ended (128 + the signal's number)."""
+    """Ctrl-C (SIGINT), SIGTERM or SIGHUP: one line and exit code 130, 143 or 129, as a shell reports a
+    command that signal ended (128 + the signal's number)."""
 
     def __init__(self, exit_code: int, what: str):
         super().__init__(f"{what}; finished runs are kept (a run being trained is not), and the same command resumes")

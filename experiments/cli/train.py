@@ -23,8 +23,8 @@ from experiments.reports.evaluations import configuration, evaluation_summary, f
 from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import FAILED, run_dir, safe_name, writable_folder
+from experiments.runs.spec import RunOptions, RunSpec, RunStore
+from experiments.runs.store import FAILED, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.anyfile import file_format, read_texts
 from preprocessing.errors import IsarcasmError, tsv_field
@@ -54,10 +54,11 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     dataset = open_corpus(ctx, corpus, **options)
     dataset.require_context(config.context)
     preprocess = config_from_options(preprocess_given, dataset.language)
-    directory = run_dir(writable_folder(Path(output_dir), "--output-dir"),
-                        experiment_name(experiment, config, preprocess=preprocess), corpus, model, seed)
-    result = train_run(RunSpec(corpus, model, seed, config, preprocess=preprocess), dataset, RunPlace(directory),
-                       data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
+    spec = RunSpec(corpus, model, seed, config, preprocess=preprocess)
+    # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
+    place = RunStore(writable_folder(Path(output_dir), "--output-dir")).place(
+        experiment_name(experiment, config, preprocess=preprocess), spec)
+    result = train_run(spec, dataset, place, data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
     if result.failure:
         raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
                         f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "

@@ -29,7 +29,7 @@ import numpy as np
 from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
-from experiments.runs.store import CONFIG, METRICS, read_json
+from experiments.runs.store import CONFIG, METRICS, read_json, scored_runs
 from experiments.runs.trajectory import run_under
 from preprocessing.errors import IsarcasmError
 
@@ -214,7 +214,7 @@ def _derived_share(summary: dict, where: str) -> np.ndarray:
 
 def _run_entries(directory: Path):
     """Both rules' entries of every finished run (a ``seed-N`` folder with metrics.json) under ``directory``."""
-    runs = sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    runs = scored_runs(directory)
     if not runs:
         raise IsarcasmError(f"{directory}: no finished run under it (a seed-N folder with {METRICS})")
     seen = {}

@@ -7,6 +7,8 @@ code behind the 2020 tables.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +87,8 @@ def fidelity_markdown(result: dict) -> str:
              f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
              + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",
-             ] + _protocol_table(cells, keys, name, "f1_sarcastic", "paper_in_range", f"paper {given}", "paper F1", _paper)
+             ] + _protocol_table(cells, keys, name,
+                                 _Compared("f1_sarcastic", "paper_in_range", f"paper {given}", "paper F1", _paper))
     lines += _verdict(cells, name, "within_0.03", "paper_in_range", "F1")
     if given == "F-score":
         lines += _macro(cells, keys, name)
@@ -93,17 +96,29 @@ def fidelity_markdown(result: dict) -> str:
     return "\n".join(lines + _sources("isarcasm" in result["corpus"])) + "\n"
 
 
-def _protocol_table(cells: list[dict], keys: list[str], name: _Namer, metric: str, inside_key: str,
-                    paper_header: str, inside_label: str, paper_text) -> list[str]:
-    """One row per cell: the paper's number, each protocol's ``metric`` over seeds, and whether the paper's
-    number lies within the authors'-code range (``inside_key`` of its summary)."""
-    lines = [f"| {name.header} | {paper_header} | " + " | ".join(LABELS[k] for k in keys)
-             + f" | {inside_label} in authors'-code range |", "|---|---|" + "---|" * len(keys) + "---|"]
+@dataclass(frozen=True)
+class _Compared:
+    """What a protocol table sets beside the paper's number: our ``metric``, the authors'-code summary key
+    that says whether the paper's number lies within its range (``inside_key``), and how the paper's
+    number is headed, labelled in the last column and shown (``paper_text`` of the cell's paper dict)."""
+
+    metric: str
+    inside_key: str
+    paper_header: str
+    inside_label: str
+    paper_text: Callable[[dict], str]
+
+
+def _protocol_table(cells: list[dict], keys: list[str], name: _Namer, compared: _Compared) -> list[str]:
+    """One row per cell: the paper's number, each protocol's ``compared.metric`` over seeds, and whether the
+    paper's number lies within the authors'-code range."""
+    lines = [f"| {name.header} | {compared.paper_header} | " + " | ".join(LABELS[k] for k in keys)
+             + f" | {compared.inside_label} in authors'-code range |", "|---|---|" + "---|" * len(keys) + "---|"]
     for cell in cells:
-        authors = cell["protocols"].get("authors-code")
-        inside = "—" if not authors else ("yes" if authors[inside_key] else "no")
-        lines.append(f"| {name(cell)} | {paper_text(cell['paper'])} | "
-                     + " | ".join(_range(cell["protocols"][k], metric) if k in cell["protocols"] else "—" for k in keys)
+        authors, protocols = cell["protocols"].get("authors-code"), cell["protocols"]
+        inside = "—" if not authors else ("yes" if authors[compared.inside_key] else "no")
+        lines.append(f"| {name(cell)} | {compared.paper_text(cell['paper'])} | "
+                     + " | ".join(_range(protocols[k], compared.metric) if k in protocols else "—" for k in keys)
                      + f" | {inside} |")
     return lines
 
@@ -123,8 +138,8 @@ def _macro(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
              "The paper gives these cells one F-score without precision or recall and does not say which F-score; "
              "the F-scores first published for these models are macro-F1 (Tay et al. 2018), so here is our "
              "macro-F1, mean ± std [min–max], beside the same number.", "",
-             ] + _protocol_table(cells, keys, name, "f1_macro", "paper_in_macro_range", "paper F-score", "paper",
-                                 lambda paper: f"{paper['f1_sarcastic']:.3f}")
+             ] + _protocol_table(cells, keys, name, _Compared("f1_macro", "paper_in_macro_range", "paper F-score",
+                                                              "paper", lambda paper: f"{paper['f1_sarcastic']:.3f}"))
     return lines + _verdict(cells, name, "macro_within_0.03", "paper_in_macro_range", "macro-F1")
 
 

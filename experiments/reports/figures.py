@@ -21,12 +21,13 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 from experiments.reports.cross import MATRIX_METRICS, matrix, rows
 from experiments.reports.table import shown_metrics
 from experiments.runs.store import (
-    METRICS,
     PREDICTIONS,
+    SCORED,
     read_config,
     read_history,
     read_metrics,
     read_predictions,
+    run_state,
     write_text,
 )
 
@@ -65,8 +66,7 @@ def _runs(cell: dict) -> list[Path]:
     """The cell's run directories that still hold what figures read: metrics.json (written last, so
     the run completed) and its predictions. The model file is not needed, so a run whose model was
     deleted to save space still draws (paths are as recorded, relative to where it ran)."""
-    return [Path(r) for r in cell.get("runs", [])
-            if (Path(r) / METRICS).is_file() and (Path(r) / PREDICTIONS).is_file()]
+    return [Path(r) for r in cell.get("runs", []) if run_state(Path(r)) in SCORED and (Path(r) / PREDICTIONS).is_file()]
 
 
 def reference_bars(corpus: str, cells: list[dict], path: Path) -> Path | None:

@@ -19,6 +19,7 @@ Version history:
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from experiments.runs.results_set import decided
@@ -80,6 +81,11 @@ def upgrade(result, source: str) -> dict:
         if wrong:
             raise IsarcasmError(f"{source}: cell {number} lacks or has malformed {', '.join(wrong)}; run the command "
                                 "that made it again")
+        not_scores = _not_finite(cell, per_cell)
+        if not_scores:
+            raise IsarcasmError(f"{source}: cell {number}: {', '.join(not_scores)} holds NaN or an infinity where a "
+                                "score is expected (an edited file? a run that failed is never averaged in); run the "
+                                "command that made it again")
     return result
 
 
@@ -127,3 +133,13 @@ def _malformed_parts(cell: dict, per_cell: dict) -> list[str]:
     references = enumerate(cell["references"]) if "references" in per_cell else ()
     return ([f"metrics.{name}" for name, summary in metrics if _malformed(summary, SUMMARY)]
             + [f"references[{i}]" for i, reference in references if _malformed(reference, REFERENCE)])
+
+
+def _not_finite(cell: dict, per_cell: dict) -> list[str]:
+    """The metric summaries of a cell whose mean, std or a run's value is NaN or infinite, which Python's JSON
+    reader accepts and a report would print as ``nan``: no run's score is (a failed run is never averaged
+    in).  Benchmark cells carry no summaries; their p-values may be NaN."""
+    metrics = cell["metrics"].items() if "metrics" in per_cell else ()
+    return [f"metrics.{name}" for name, summary in metrics
+            if any(isinstance(number, float) and not math.isfinite(number)
+                   for number in (summary.get("mean"), summary.get("std"), *summary.get("values", ())))]

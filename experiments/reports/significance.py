@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
+from experiments.runs.metrics import main_metric_for
 from experiments.runs.store import Predictions
 from preprocessing.errors import IsarcasmError
 
@@ -92,8 +93,9 @@ def _f1_from_counts(counts: np.ndarray, classes: list[int]) -> np.ndarray:
 
 
 def main_metric_classes(num_classes: int) -> list[int]:
-    """The classes the main metric averages F1 over: the sarcastic class (1) when binary, else all (macro)."""
-    return [1] if num_classes == 2 else list(range(num_classes))
+    """The classes the main metric (:func:`~experiments.runs.metrics.main_metric_for`) averages F1 over:
+    the sarcastic class (1), or all of them (macro)."""
+    return [1] if main_metric_for(num_classes == 2) == "f1_sarcastic" else list(range(num_classes))
 
 
 def paired_bootstrap(gold: np.ndarray, predicted_a: np.ndarray, predicted_b: np.ndarray, num_classes: int = 2,

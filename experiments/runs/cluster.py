@@ -28,8 +28,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import signal
 import socket
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +148,8 @@ class RayExecutor:
 def _start(ray, address: str | None) -> None:
     """Connect to the cluster at ``address``, or start Ray in this process; the project's code goes
     with the job (workers import the driver's code, not whatever is installed on their node)."""
-    _reachable(address)
+    check_ray_address(address)
+    handlers = _ending_handlers()
     try:
         runtime_env = {"py_modules": [str(SOURCES / name) for name in PACKAGES]}
         if address and address.startswith("ray://"):  # Ray Client: the cluster's own settings apply
@@ -160,22 +163,51 @@ def _start(ray, address: str | None) -> None:
     except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; the command stops with one line
         raise IsarcasmError(f"cannot start or reach Ray{f' at {address}' if address else ''}: "
                             f"{type(exc).__name__}: {exc}") from None
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
 
 
-def _reachable(address: str | None) -> None:
-    """Refuse an address where nothing answers within :func:`~preprocessing.limits.ray_timeout` seconds,
-    before ``ray.init``, which retries an unreachable cluster for minutes.  ``auto`` (Ray finds the address
-    itself) and no address (Ray started here) are left to Ray."""
+def _ending_handlers() -> dict[int, object]:
+    """This process' SIGTERM and SIGHUP handlers, to restore after ``ray.init``, which replaces SIGTERM's
+    with an exit that skips the command's own ending: Ray's tasks were left running and the process ended
+    in Ray's native crash dump (SIGABRT).  With the command's handler, SIGTERM cancels the tasks and shuts
+    Ray down as Ctrl-C does, in one line (exit code 143).  Signals are the main thread's alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+
+
+#: What a client sends first on an HTTP/2 connection (RFC 9113 3.4: the preface and an empty SETTINGS frame).
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_HTTP2_SETTINGS = 4  # the type of a SETTINGS frame, the first frame a server sends
+
+
+def check_ray_address(address: str | None) -> None:
+    """Refuse an address where no Ray cluster answers within :func:`~preprocessing.limits.ray_timeout`
+    seconds, before ``ray.init``, which retries an unreachable cluster for minutes and waited on a port that
+    accepts and never speaks for more than two and a half.  A Ray head (its GCS, or Ray Client on
+    ``ray://``) speaks gRPC, so HTTP/2: it answers a client's preface with a SETTINGS frame.  ``auto`` (Ray
+    finds the address itself) and no address (Ray started here) are left to Ray."""
     host, _, port = (address or "").removeprefix("ray://").rpartition(":")
     if not port.isdigit():
         return
     timeout = ray_timeout()
+    problem = None
     try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout) as connection:
+            connection.sendall(_HTTP2_PREFACE)
+            header = connection.recv(9)
+            if len(header) < 4 or header[3] != _HTTP2_SETTINGS:
+                problem = "something answers there, but not as Ray (no gRPC reply)"
+    except TimeoutError:
+        problem = "no answer"
     except OSError as exc:
-        raise IsarcasmError(f"--address {address}: no Ray cluster there ({exc.strerror or 'no answer'}, waited at "
-                            f"most {timeout:g} s); start one with `ray start --head`, or check the address "
-                            f"(${RAY_TIMEOUT_ENV} sets how long to wait)") from None
+        problem = exc.strerror or type(exc).__name__
+    if problem:
+        raise IsarcasmError(f"--address {address}: no Ray cluster there ({problem}, waited at most {timeout:g} s); "
+                            "start one with `ray start --head`, or check the address "
+                            f"(${RAY_TIMEOUT_ENV} sets how long to wait)")
 
 
 def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:

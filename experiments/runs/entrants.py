@@ -35,7 +35,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from experiments.runs import provenance
 from preprocessing.checksums import file_checksums
 from experiments.runs.footprint import COSTS, RunMeter, texts_per_second, timed
-from experiments.runs.metrics import predict_labels, score
+from experiments.runs.metrics import main_metric_for, predict_labels, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunPlace, RunSpec
 from experiments.runs.store import (
@@ -91,9 +91,9 @@ class Job:
 
     @property
     def metric(self) -> str:
-        """What selection maximises on validation: the sarcastic class's F1 (macro-F1 for multi-class
-        corpora, or with ``--select-on macro-f1``), as the neural runs' epoch selection."""
-        return "f1_sarcastic" if self.num_classes == 2 and self.train.select_on == "default" else "f1_macro"
+        """What selection maximises on validation: the task's main metric, as the neural runs' epoch
+        selection (:func:`~experiments.runs.metrics.main_metric_for`)."""
+        return main_metric_for(self.num_classes == 2 and not self.dataset.multi_label, self.train.select_on)
 
     def validation_score(self, probabilities: np.ndarray) -> float:
         predicted, gold = predict_labels(probabilities, self.threshold), self.labels("validation")

@@ -20,14 +20,13 @@ from experiments.runs.protocol import TrainConfig
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
-    FAILED,
-    METRICS,
     MODEL,
     evaluation_paths,
     load_estimator_file,
     predictions_tsv,
     read_config,
     recorded_hash,
+    require_finished,
     write_json,
     write_text,
 )
@@ -104,12 +103,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     from baselines import load_model  # loads TensorFlow: only when a model is needed
     from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
-    if not (directory / METRICS).is_file():
-        why = "its training failed, see failed.json" if (directory / FAILED).is_file() else f"no {METRICS}"
-        raise IsarcasmError(f"{directory} is not a finished run ({why}); train one with `isarcasm train`")
-    if recorded_hash(directory) is None:
-        raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
-                            "experiment or `isarcasm train` to train it again")
+    require_finished(directory)
     if (directory / ENTRANT).is_file():
         return _estimator_run(directory, data_dir)
     config = run_config(directory)

@@ -123,15 +123,25 @@ def undefined_metrics(metrics: dict) -> list[str]:
     return [m for m in METRICS if m in undefined]
 
 
-#: A result's headline metric, by preference: the sarcastic class' F1 where there is a sarcastic
-#: class (binary corpora), else macro-F1 (multi-class and multi-label corpora).
+#: The main metrics: the sarcastic class' F1 where there is a sarcastic class (binary corpora), else
+#: macro-F1 (multi-class and multi-label corpora); :func:`main_metric_for` decides between them.
 MAIN_METRICS = ("f1_sarcastic", "f1_macro")
 METRIC_NAMES = {"f1_sarcastic": "F1(sarcastic)", "f1_macro": "macro-F1"}
 
 
+def main_metric_for(binary: bool, select_on: str = "default") -> str:
+    """The main metric of a task, the one rule every reader follows (Keras' and NumPy's selection F1,
+    the entrants' choices, the reports' headline, the significance tests): the sarcastic class' F1
+    when the task is ``binary`` (two classes, one label per text), macro-F1 otherwise, or when
+    selection is asked to maximise macro-F1 (``select_on="macro-f1"``, see
+    :data:`experiments.runs.protocol.SELECT_ON`; the reports' headline is always the default's)."""
+    return "f1_sarcastic" if binary and select_on != "macro-f1" else "f1_macro"
+
+
 def main_metric(metrics: dict) -> str:
-    """The headline metric among ``metrics``' keys (see :data:`MAIN_METRICS`)."""
-    return next(m for m in MAIN_METRICS if m in metrics)
+    """A result's headline metric: :func:`main_metric_for` its task, binary when its scores have the
+    sarcastic class' (only a binary task's do, see :func:`classification_metrics`)."""
+    return main_metric_for("f1_sarcastic" in metrics)
 
 
 def summary_stats(values) -> dict:

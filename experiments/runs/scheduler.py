@@ -18,10 +18,14 @@ last run is a long one leaves the other workers idle while it finishes.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import multiprocessing
 import os
+import signal
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -154,7 +158,7 @@ class LocalExecutor:
         threads = max(1, cores() // jobs)
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_start_worker,
-                                   initargs=(threads, plugin_files()))
+                                   initargs=(threads, plugin_files(), os.getpid()))
         try:
             futures = {pool.submit(_train_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
             for future in as_completed(futures):
@@ -196,14 +200,41 @@ def worker_environment(threads: int) -> dict[str, str]:
     return env
 
 
-def _start_worker(threads: int, plugins: list[str]) -> None:
-    """Before TensorFlow is imported: its thread pools, the parent's console (log level, TensorFlow's
-    start-up lines filtered) and model plugins."""
+def _start_worker(threads: int, plugins: list[str], parent: int) -> None:
+    """Before TensorFlow is imported: the worker's end with its ``parent``, its thread pools, the parent's
+    console (log level, TensorFlow's start-up lines filtered) and model plugins."""
+    end_with_parent(parent)
     os.environ.update(worker_environment(threads))
     set_up_worker_console()
     from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
 
     load_plugins(plugins)
+
+
+#: ``prctl``'s option that has the kernel signal this process when its parent ends (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
+def end_with_parent(parent: int) -> None:
+    """End this worker (SIGTERM) when ``parent`` ends, however it ends: a SIGKILL or SIGHUP of the command
+    runs none of its handlers, and its workers, re-parented, trained on for minutes.  On Linux the kernel
+    does it (``prctl(PR_SET_PDEATHSIG)``); elsewhere a thread watches the parent's pid.  A parent gone
+    before either was set up ends the worker at once."""
+    try:
+        linked = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # no prctl: not Linux
+        linked = False
+    if not linked:
+        threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _watch_parent(parent: int) -> None:
+    """Once a second: is ``parent`` still this process' parent?  (A re-parented process has another.)"""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _train_in_worker(task: RunTask) -> RunResult:

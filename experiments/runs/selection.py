@@ -15,7 +15,7 @@ import numpy as np
 from baselines.batching import predict_by_length
 from baselines.common import main_output
 from baselines.config import MAIN_OUTPUT
-from experiments.runs.metrics import NonFinite, require_finite
+from experiments.runs.metrics import NonFinite, main_metric_for, require_finite
 from experiments.runs.trajectory import Trajectory, choose, validation_f1
 
 
@@ -34,14 +34,12 @@ class ClassF1(keras.metrics.F1Score):
         return {"class_index": self.class_index, "name": self.name, "dtype": self.dtype}
 
 
-def selection_metric(num_classes: int, multi_label: bool = False, macro: bool = False) -> keras.metrics.Metric:
-    """Sarcastic-class F1 for binary tasks unless ``macro``, macro-F1 otherwise (over labels at
-    0.5 for multi-label ones); logged as ``f1``/``val_f1``."""
-    if multi_label:
-        return keras.metrics.F1Score(average="macro", threshold=0.5, name="f1")
-    if num_classes == 2 and not macro:
+def selection_metric(num_classes: int, multi_label: bool = False, select_on: str = "default") -> keras.metrics.Metric:
+    """The task's main metric (:func:`~experiments.runs.metrics.main_metric_for`) in Keras: the sarcastic
+    class' F1, or macro-F1 (over labels at 0.5 for multi-label tasks); logged as ``f1``/``val_f1``."""
+    if main_metric_for(num_classes == 2 and not multi_label, select_on) == "f1_sarcastic":
         return ClassF1(class_index=1, name="f1")
-    return keras.metrics.F1Score(average="macro", threshold=None, name="f1")
+    return keras.metrics.F1Score(average="macro", threshold=0.5 if multi_label else None, name="f1")
 
 
 #: A loss above this means the weights diverged: Keras clips probabilities to [1e-7, 1 - 1e-7], so
@@ -94,14 +92,14 @@ class ValidationLogs:
     monitor: str
     targets: object
     multi_label: bool = False
-    macro: bool = False
+    select_on: str = "default"
 
     def of(self, outputs, gold: np.ndarray) -> dict[str, float]:
         heads = outputs if isinstance(outputs, dict) else {None: outputs}
         targets = self.targets if isinstance(self.targets, dict) else {None: self.targets}
         loss = sum(_cross_entropy(targets[head], np.asarray(values), self.multi_label and head in (None, MAIN_OUTPUT))
                    for head, values in heads.items())
-        return {"val_loss": float(loss), self.monitor: validation_f1(gold, main_output(outputs), 0.5, self.macro)}
+        return {"val_loss": float(loss), self.monitor: validation_f1(gold, main_output(outputs), 0.5, self.select_on)}
 
 
 def _cross_entropy(targets: np.ndarray, probabilities: np.ndarray, binary: bool) -> float:
@@ -127,10 +125,10 @@ class EpochRecorder(keras.callbacks.Callback):
     """
 
     def __init__(self, inputs: dict, gold: dict, keep: tuple[str, ...] = (), threshold: float = 0.5,
-                 macro: bool = False, logs: ValidationLogs | None = None):
+                 select_on: str = "default", logs: ValidationLogs | None = None):
         super().__init__()
         self.inputs, self.gold, self.keep = inputs, gold, keep
-        self.threshold, self.macro, self.logs = threshold, macro, logs
+        self.threshold, self.select_on, self.logs = threshold, select_on, logs
         self.probabilities = {"validation": [], "test": []}
         self.weights: dict[str, list] = {}
         self.epochs: dict[str, int] = {}
@@ -144,7 +142,7 @@ class EpochRecorder(keras.callbacks.Callback):
                 logs.update(self.logs.of(outputs, self.gold["validation"]))
         for rule in self.keep:
             chosen = choose(rule, np.stack(self.probabilities["validation"]), self.gold["validation"],
-                            self.threshold, self.macro)
+                            self.threshold, self.select_on)
             if chosen.epoch == epoch + 1:
                 self.weights[rule], self.epochs[rule] = self.model.get_weights(), epoch + 1
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import enum
 import io
 import itertools
 import json
@@ -107,12 +108,6 @@ def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, f
         return []
     return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
             if other.is_dir() and other.name != experiment and not other.name.startswith(".")]
-
-
-def run_places(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
-    """Where a finished run of (corpus, model, seed, fold) may be: the experiment's own folder, then its twins."""
-    own = run_dir(root, experiment, corpus, model, seed, fold)
-    return [own, *twin_runs(root, experiment, corpus, model, seed, fold)]
 
 
 def json_text(value) -> str:
@@ -221,14 +216,14 @@ def recorded_hash(directory: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def recorded_failure(directory: Path, config_hash: str) -> str | None:
-    """Why the run of this configuration in ``directory`` failed; None when it has not failed
-    (no failed.json, an unreadable one, or one of another configuration)."""
+def recorded_failure(directory: Path, config_hash: str | None = None) -> str | None:
+    """Why the run (of this configuration, when given) in ``directory`` failed; None when it has not
+    failed (no failed.json, an unreadable one, or one of another configuration)."""
     try:
         recorded = json.loads((directory / FAILED).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(recorded, dict) or recorded.get("config_hash") != config_hash:
+    if not isinstance(recorded, dict) or config_hash not in (None, recorded.get("config_hash")):
         return None
     return str(recorded.get("failed", "unknown reason"))
 
@@ -310,15 +305,81 @@ def run_claim(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+class RunState(enum.Enum):
+    """What a run folder holds (:func:`run_state`)."""
+
+    FINISHED = "finished"
+    FAILED = "failed"
+    DAMAGED = "damaged"
+    MISSING = "missing"
+
+
+def run_state(directory: Path, config_hash: str | None = None) -> RunState:
+    """What ``directory`` holds, of this configuration when ``config_hash`` is given: a finished run
+    (:func:`is_finished`), a damaged one (:func:`is_damaged`: a metrics.json that makes no finished
+    run), a failed one (its failed.json), or none (``RunState.MISSING``).  The one place that reads a
+    folder's metrics.json to answer "is this run finished?"."""
+    if is_finished(directory, config_hash):
+        return RunState.FINISHED
+    if is_damaged(directory):
+        return RunState.DAMAGED
+    return RunState.FAILED if recorded_failure(directory, config_hash) is not None else RunState.MISSING
+
+
+#: The states of a folder whose metrics.json was written (its other files may be gone: a model deleted to
+#: save space leaves a damaged run whose scores and predictions still read).
+SCORED = (RunState.FINISHED, RunState.DAMAGED)
+
+
+def scored_runs(directory: Path) -> list[Path]:
+    """Every run folder (``seed-N``) under ``directory`` whose metrics.json was written, sorted."""
+    return sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+
+
+def require_finished(directory: Path) -> None:
+    """One line when ``directory`` holds no finished run to load: none, a failed one, or a metrics.json
+    that cannot be read (a missing model file is for the loader to name)."""
+    state = run_state(directory)
+    if state not in SCORED:
+        why = "its training failed, see failed.json" if state == RunState.FAILED else f"no {METRICS}"
+        raise IsarcasmError(f"{directory} is not a finished run ({why}); train one with `isarcasm train`")
+    if recorded_hash(directory) is None:
+        raise IsarcasmError(f"{directory / METRICS} is damaged (not the JSON a finished run writes); rerun its "
+                            "experiment or `isarcasm train` to train it again")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What :func:`lookup` found: a finished run, a failed one (an outcome too: the same configuration
+    fails the same way) or none (``RunState.MISSING``, ``directory`` None)."""
+
+    state: RunState
+    directory: Path | None = None
+
+
+def lookup(places: Iterable[Path], config_hash: str | None = None) -> Found:
+    """The run of this configuration (any, without ``config_hash``) among ``places`` (a run's folder, then
+    its twins): the first finished one, else the first failed one, else missing.  The one lookup that
+    training, the executors and the studies share."""
+    places = list(places)
+    finished = next((place for place in places if is_finished(place, config_hash)), None)
+    if finished:
+        return Found(RunState.FINISHED, finished)
+    failed = next((place for place in places if recorded_failure(place, config_hash) is not None), None)
+    return Found(RunState.FAILED, failed) if failed else Found(RunState.MISSING)
+
+
 def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a finished run of this configuration: the one check of
-    "is this run done?" that training, cross-eval and the benchmark share."""
-    return next((place for place in places if is_finished(place, config_hash)), None)
+    """The first of ``places`` holding a finished run of this configuration (see :func:`lookup`)."""
+    found = lookup(places, config_hash)
+    return found.directory if found.state == RunState.FINISHED else None
 
 
 def find_failed(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a failed run of this configuration (see :func:`recorded_failure`)."""
-    return next((place for place in places if recorded_failure(place, config_hash) is not None), None)
+    """The first of ``places`` holding a failed run of this configuration, where none holds a finished
+    one (see :func:`lookup`)."""
+    found = lookup(places, config_hash)
+    return found.directory if found.state == RunState.FAILED else None
 
 
 def read_config(directory: Path) -> dict:

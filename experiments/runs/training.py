@@ -394,7 +394,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
                  "lower --max-len or --batch-size")
     network = build_model(spec.name, model_config, embedding_matrix=matrix)
     loss = "binary_crossentropy" if multi_label else "categorical_crossentropy"
-    compile_metrics = [selection_metric(num_classes, multi_label, macro=train.select_on == "macro-f1")]
+    compile_metrics = [selection_metric(num_classes, multi_label, train.select_on)]
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
@@ -436,11 +436,11 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
 
     train, fast = plan.train, plan.train.engine == "fast"
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
-    macro, multi_label = train.select_on == "macro-f1", plan.dataset.multi_label
+    select_on, multi_label = train.select_on, plan.dataset.multi_label
     recorder = EpochRecorder({name: data.x[name] for name in ("validation", "test")},
                              {name: data.y[name] for name in ("validation", "test")},
-                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold, macro=macro,
-                             logs=ValidationLogs(keeper.monitor, data.y_fit["validation"], multi_label, macro)
+                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold, select_on=select_on,
+                             logs=ValidationLogs(keeper.monitor, data.y_fit["validation"], multi_label, select_on)
                              if fast else None)
     # The fast engine's recorder logs what the keeper reads; the exact engine keeps the order of its runs.
     callbacks = [StopOnNonFinite(), *((recorder, keeper) if fast else (keeper, recorder))]
@@ -470,7 +470,8 @@ def _batches(plan: _Plan, data: _Data):
     """The training batches (None: Keras' shuffled batches of the arrays, the exact engine's) and the
     class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
     carry them in their row weights)."""
-    from baselines.batching import ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows
+    from baselines.batching import (  # loads TensorFlow: only when a model is trained
+        ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows)
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
@@ -497,7 +498,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
     trajectory = fitted.recorder.trajectory()
     threshold = train.threshold
     if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
-        threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on == "macro-f1").threshold
+        threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on).threshold
     def predict(split: str):  # the fast engine predicts as its record did: length-sorted, cut batches
         if train.engine == "fast":
             return predict_by_length(network, data.x[split])

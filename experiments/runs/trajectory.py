@@ -10,8 +10,9 @@ and the test-label flip test can check all rules at once.
 
 The rules:
 
-- ``best``: the epoch with the highest validation F1 (sarcastic class; macro-F1 for multi-class
-  tasks or with ``select_on="macro-f1"``) at the run's threshold; the paper's protocol as written.
+- ``best``: the epoch with the highest validation F1 (the task's main metric,
+  :func:`~experiments.runs.metrics.main_metric_for`: sarcastic class; macro-F1 for multi-class tasks or
+  with ``select_on="macro-f1"``) at the run's threshold; the paper's protocol as written.
 - ``last``: the final epoch, at the run's threshold.
 - ``tuned``: ``best``'s epoch, with the threshold that maximises validation F1 on a 0.01 grid
   (the ``--tune-threshold`` variant).
@@ -30,8 +31,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import f1_score
 
-from experiments.runs.metrics import best_threshold, score
-from experiments.runs.store import CONFIG, EPOCHS, METRICS, Predictions, read_json
+from experiments.runs.metrics import best_threshold, main_metric_for, score
+from experiments.runs.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
 from preprocessing.errors import IsarcasmError
 
 #: Every selection rule; ``tuned`` and ``grid`` choose a threshold too, so they are for binary tasks.
@@ -82,14 +83,15 @@ def check_rule(rule: str) -> str:
     return rule
 
 
-def validation_f1(gold: np.ndarray, probabilities: np.ndarray, threshold: float, macro: bool = False) -> float:
-    """The validation F1 that ``best`` maximises: the sarcastic class's for binary tasks (unless
-    ``macro``), macro-F1 otherwise (over labels at ``threshold`` for multi-label tasks)."""
+def validation_f1(gold: np.ndarray, probabilities: np.ndarray, threshold: float, select_on: str = "default") -> float:
+    """The validation F1 that ``best`` maximises: the task's main metric
+    (:func:`~experiments.runs.metrics.main_metric_for`), the sarcastic class's or macro-F1 (over labels
+    at ``threshold`` for multi-label tasks)."""
     if not np.all(gold.sum(axis=1) == 1):  # multi-hot rows: a multi-label task
         return float(f1_score(gold.astype(int), (probabilities >= threshold).astype(int), average="macro",
                               zero_division=0))
     labels = gold.argmax(axis=1)
-    if probabilities.shape[1] == 2 and not macro:
+    if main_metric_for(probabilities.shape[1] == 2, select_on) == "f1_sarcastic":
         return float(f1_score(labels, (probabilities[:, 1] >= threshold).astype(int), zero_division=0))
     predicted = probabilities.argmax(axis=1) if probabilities.shape[1] > 2 else \
         (probabilities[:, 1] >= threshold).astype(int)
@@ -110,7 +112,7 @@ def grid_threshold(gold: np.ndarray, positive: np.ndarray) -> tuple[float, float
 
 
 def choose(rule: str, validation: np.ndarray, validation_gold: np.ndarray, threshold: float = 0.5,
-           macro: bool = False) -> Choice:
+           select_on: str = "default") -> Choice:
     """The epoch and threshold ``rule`` picks from per-epoch **validation** probabilities alone."""
     check_rule(rule)
     epochs = len(validation)
@@ -129,16 +131,16 @@ def choose(rule: str, validation: np.ndarray, validation_gold: np.ndarray, thres
         return Choice(rule, epoch + 1, per_epoch[epoch][0])
     # Keras' selection metric takes the arg-max class, which for two classes is P(sarcastic) >= 0.5 (up to an
     # exact tie), so "best" picks the epoch KeepBestEpoch kept: its weights are the run's model.keras.
-    scores = [validation_f1(validation_gold, probabilities, 0.5, macro) for probabilities in validation]
+    scores = [validation_f1(validation_gold, probabilities, 0.5, select_on) for probabilities in validation]
     epoch = int(np.argmax(scores)) + 1
     if rule == "tuned":
         return Choice(rule, epoch, best_threshold(validation_gold.argmax(axis=1), validation[epoch - 1][:, 1]))
     return Choice(rule, epoch, threshold)
 
 
-def choose_in(trajectory: Trajectory, rule: str, threshold: float = 0.5, macro: bool = False) -> Choice:
+def choose_in(trajectory: Trajectory, rule: str, threshold: float = 0.5, select_on: str = "default") -> Choice:
     """:func:`choose` on a record: it is handed the validation arrays only."""
-    return choose(rule, trajectory.validation, trajectory.validation_gold, threshold, macro)
+    return choose(rule, trajectory.validation, trajectory.validation_gold, threshold, select_on)
 
 
 def scored(trajectory: Trajectory, choice: Choice) -> dict:
@@ -160,8 +162,8 @@ def run_under(directory: Path, rule: str) -> tuple[dict, Predictions]:
     check_rule(rule)
     record = load_record(Path(directory) / EPOCHS)
     train = read_json(Path(directory) / CONFIG).get("train", {})
-    choice = choose_in(record, rule, float(train.get("threshold", 0.5)), train.get("select_on") == "macro-f1")
-    metrics = {**scored(record, choice), "train_seconds": read_json(Path(directory) / METRICS).get("train_seconds", 0)}
+    choice = choose_in(record, rule, float(train.get("threshold", 0.5)), train.get("select_on", "default"))
+    metrics = {**scored(record, choice), "train_seconds": read_metrics(Path(directory)).get("train_seconds", 0)}
     test = Predictions(Path(directory) / EPOCHS, [], record.test_gold.argmax(axis=1), record.test[choice.epoch - 1])
     return metrics, test
 

@@ -41,7 +41,7 @@ from experiments.runs.entrants import ENTRANTS, REFERENCES, recorded_costs
 from experiments.runs.footprint import COSTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
-from experiments.runs.store import CONFIG, METRICS, model_parameters, read_json, read_metrics
+from experiments.runs.store import CONFIG, SCORED, model_parameters, read_json, read_metrics, run_state
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
@@ -296,7 +296,7 @@ def _profile(scored: list[Scored]) -> dict:
     not measure)."""
     binary = all("f1_sarcastic" in s.metrics for s in scored)
     parameters = [model_parameters(s.run) for s in scored]
-    recorded = [recorded_costs(read_metrics(s.run)) if (s.run / METRICS).is_file() else {} for s in scored]
+    recorded = [recorded_costs(read_metrics(s.run)) if run_state(s.run) in SCORED else {} for s in scored]
     return {"f1_macro": summary_stats([s.metrics["f1_macro"] for s in scored]),
             "predicted_sarcastic": summary_stats([np.mean(s.read().labels(s.threshold) == 1) for s in scored])
             if binary else None,
@@ -357,7 +357,7 @@ def cost_sweeps(scored) -> list[str]:
     come from machines under different loads, which the report then says."""
     sweeps = set()
     for s in scored:
-        if (s.run / METRICS).is_file() and "train_seconds" in recorded_costs(read_metrics(s.run)):
+        if run_state(s.run) in SCORED and "train_seconds" in recorded_costs(read_metrics(s.run)):
             config = read_json(s.run / CONFIG) if (s.run / CONFIG).is_file() else {}
             sweeps.add(provenance.sweep_text(config.get("sweep")))
     return sorted(sweeps)

@@ -15,7 +15,7 @@ from experiments.runs.protocol import TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask, capped_jobs
 from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec, RunStore
-from experiments.runs.store import is_finished
+from experiments.runs.store import RunState, lookup
 from experiments.runs.training import finished_run
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
@@ -103,7 +103,7 @@ class Settings:
         reference run of the same key as its last twin (a local run always comes first; ``force``
         retrains, so it reads none)."""
         place = self.store.place(experiment, run)
-        if self.reference is None or self.force or any(is_finished(folder) for folder in place.all):
+        if self.reference is None or self.force or lookup(place.all).state == RunState.FINISHED:
             return place
         shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place

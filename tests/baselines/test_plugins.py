@@ -60,6 +60,8 @@ BAD_PLUGINS = {
     "syntax": ("def broken(:\n", "syntax error on line 1"),
     "raises": ("raise RuntimeError('no GPU here')\n", "importing it raised RuntimeError: no GPU here"),
     "nothing": ("import keras\n", "registers no model"),
+    "exits": ("exit()\n", "importing it called exit()"),
+    "sys_exit": ("import sys\nsys.exit(0)\n", "importing it called exit(0)"),
     "taken": (BAG_OF_WORDS.format(name="lstm"), "'lstm' is registered twice"),
 }
 

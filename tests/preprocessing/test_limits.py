@@ -12,6 +12,7 @@ import gzip
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,8 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.runs.scheduler import capped_jobs, cores
 from preprocessing.errors import IsarcasmError
-from preprocessing.limits import MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, memory_budget, parse_size
+from preprocessing.limits import (MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, ROWS, VECTORS, memory_budget,
+                                  parse_size)
 
 
 #: Reads the vectors file argv[1] in a process that may map at most 1 GiB.
@@ -211,12 +213,24 @@ def test_seeds_and_resamples_are_bounded(command, option, limit, tmp_path):
     assert f"{limit + 1} is not in the range" in one_line(result) and f"{limit}" in result.output
 
 
-@pytest.mark.parametrize("address, timeout", [("127.0.0.1:1", None), ("192.0.2.1:6379", "2")])
-def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_timeout(address, timeout, tmp_path,
-                                                                                     monkeypatch):
-    """Ray itself retries an unreachable cluster for minutes (more than five, measured); a refused port fails
-    at once and an address that never answers (192.0.2.1 is TEST-NET-1) after $ISARCASM_RAY_TIMEOUT."""
-    pytest.importorskip("ray")
+@pytest.fixture
+def silent_port():
+    """A port that accepts connections (the kernel's backlog) and never says a word."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+@pytest.mark.parametrize("address, timeout, problem", [("127.0.0.1:1", None, "Connection refused"),
+                                                       ("192.0.2.1:6379", "2", ""),  # by the network
+                                                       ("127.0.0.1:SILENT", "2", "no answer")])
+def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_timeout(address, timeout, problem,
+                                                                                     tmp_path, monkeypatch,
+                                                                                     silent_port):
+    """Ray itself retries an unreachable cluster for minutes (more than five, measured) and waited on a silent
+    port for more than 153 s; a refused port fails at once, an address that never answers (192.0.2.1 is
+    TEST-NET-1) or a port that accepts and never speaks as Ray after $ISARCASM_RAY_TIMEOUT."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
+    address = address.replace("SILENT", str(silent_port))
     if timeout:
         monkeypatch.setenv(RAY_TIMEOUT_ENV, timeout)
     experiment = tmp_path / "toy.toml"
@@ -227,8 +241,27 @@ def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_ti
                                        "--split-col", "split", "--executor", "ray", "--address", address,
                                        "--output-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1, result.output
-    assert f"--address {address}: no Ray cluster there (" in result.output.strip().splitlines()[-1]
+    assert f"--address {address}: no Ray cluster there ({problem}" in result.output.strip().splitlines()[-1]
     assert time.perf_counter() - started < 30
+
+
+def test_a_grpc_server_passes_the_ray_probe():
+    """The probe asks for what a Ray head (gRPC) answers: a server of the same gRPC core is not refused."""
+    pytest.importorskip("ray", reason="Ray is an optional extra (pip install -e '.[ray]')")
+    from concurrent import futures
+
+    import grpc
+
+    from experiments.runs.cluster import check_ray_address
+
+    server = grpc.server(futures.ThreadPoolExecutor(1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        check_ray_address(f"127.0.0.1:{port}")
+        check_ray_address(f"ray://127.0.0.1:{port}")
+    finally:
+        server.stop(None)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
@@ -257,3 +290,67 @@ def test_a_gzip_of_nuls_given_as_vectors_is_refused_from_its_first_line(tmp_path
     path.write_bytes(gzip.compress(b"\0" * (2 << 20)))
     with pytest.raises(IsarcasmError, match=r"nul.txt.gz:1: a first line of more than 1,048,576 bytes"):
         parse_vectors(path, progress=False)
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".tsv.gz", ".jsonl.gz"])
+def test_a_gzip_of_more_rows_than_the_bound_is_refused_at_the_first_line_past_it(tmp_path, monkeypatch, suffix):
+    """A 69 KB gzip of 12 million CSV rows took 3.5 GB and 175 s in ``data stats``; the row bound stops it
+    where it passes (here lowered to 100 through the environment)."""
+    monkeypatch.setenv(ROWS.variable, "100")
+    sep = "\t" if suffix == ".tsv.gz" else ","
+    rows = ['{"text": "same", "label": 1}\n'] * 1000 if suffix == ".jsonl.gz" else \
+        [f"text{sep}label\n"] + [f"same{sep}1\n"] * 1000
+    path = tmp_path / f"many{suffix}"
+    path.write_bytes(gzip.compress("".join(rows).encode()))
+    result = CliRunner().invoke(main, ["data", "stats", str(path)])
+    assert result.exit_code == 1, result.output
+    assert f"{path}: more than 100 lines, far more than any corpus holds" in one_line(result)
+    assert "raise $ISARCASM_MAX_ROWS" in result.output
+    monkeypatch.setenv(ROWS.variable, "1001")
+    assert CliRunner().invoke(main, ["data", "stats", str(path)]).exit_code == 0  # within the bound
+
+
+def test_a_vectors_file_of_more_lines_than_the_bound_is_refused_before_gensim_parses_it(tmp_path, monkeypatch):
+    """A 230 KB gzip of 20 million duplicate vector lines was still parsing after 245 s."""
+    from embeddings.vectors import parse_vectors
+
+    monkeypatch.setenv(VECTORS.variable, "100")
+    path = tmp_path / "many.txt.gz"
+    path.write_bytes(gzip.compress(b"the 0.1 0.2\n" * 1000))
+    with pytest.raises(IsarcasmError, match=r"many.txt.gz: more than 100 lines.*raise \$ISARCASM_MAX_VECTORS"):
+        parse_vectors(path, progress=False)
+    monkeypatch.setenv(MEMORY_ENV, "4K")  # within the line bound, the matrix must fit the memory budget
+    monkeypatch.setenv(VECTORS.variable, "1000")
+    with pytest.raises(IsarcasmError, match=r"its 1,000 vectors of 2 numbers would take 7.8 KiB, more than the 4.0"):
+        parse_vectors(path, progress=False)
+
+
+@pytest.mark.parametrize("bound", [ROWS, VECTORS], ids=["rows", "vectors"])
+@pytest.mark.parametrize("wrong", ["lots", "-1", "0", "1.5", "1e6"])
+def test_a_malformed_line_bound_is_refused_not_ignored(monkeypatch, wrong, bound):
+    monkeypatch.setenv(bound.variable, wrong)
+    with pytest.raises(IsarcasmError, match=f"{bound.variable}='{re.escape(wrong)}' is not a number of lines"):
+        bound.limit()
+    monkeypatch.setenv(bound.variable, "10_000_000")
+    assert bound.limit() == 10_000_000
+    monkeypatch.delenv(bound.variable)
+    assert bound.limit() == bound.default
+
+
+def test_a_keras_file_whose_weights_declare_more_than_it_holds_is_refused_before_keras_reads_them(tmp_path):
+    """A dataset of unwritten chunks declares gigabytes in a few kilobytes (Keras would read it whole: a
+    padded model took 7.7 GB in ``predict``); its declared shape is read from the weights' metadata."""
+    import h5py
+
+    from baselines import load_model
+
+    weights = tmp_path / "model.weights.h5"
+    with h5py.File(weights, "w") as store:
+        store.create_dataset("layers/embedding/vars/0", shape=(1 << 20, 1000), dtype="float32", chunks=(1024, 100))
+    path = tmp_path / "padded.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", "{}")
+        archive.write(weights, "model.weights.h5")
+    assert path.stat().st_size < 1 << 20
+    with pytest.raises(IsarcasmError, match=r"its model.weights.h5 declares 3.9 GiB of weights in .* KiB.*padded"):
+        load_model(path)

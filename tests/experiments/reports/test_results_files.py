@@ -1,5 +1,7 @@
 """Results files carry a schema version and load through one function, which upgrades or refuses them."""
 import json
+import math
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -97,3 +99,28 @@ def test_a_bug_in_report_code_raises_instead_of_blaming_the_file(committed, monk
 def test_a_table_only_option_on_another_kind_is_one_line(committed, options, message):
     outcome = CliRunner().invoke(main, ["report", *options, "--results-dir", str(committed)])
     assert outcome.exit_code == 1 and outcome.output.strip().splitlines() == [f"Error: {message}"]
+
+
+@pytest.mark.parametrize("name, edit", [
+    ("table7", lambda r: r["cells"][0]["metrics"]["f1_sarcastic"].update(mean=float("nan"))),
+    ("table7", lambda r: r["cells"][2]["metrics"]["f1_macro"]["values"].__setitem__(0, float("inf"))),
+    ("cross", lambda r: r["cells"][0]["metrics"]["f1_macro"].update(std=float("nan"))),
+])
+def test_a_score_edited_to_nan_is_refused_in_one_line_not_shown_as_nan(committed, name, edit):
+    """Python's JSON reader accepts NaN and Infinity; a report printed "nan" in the cell."""
+    result = json.loads((committed / f"{name}.json").read_text(encoding="utf-8"))
+    edit(result)
+    (committed / f"{name}.json").write_text(json.dumps(result))
+    outcome = CliRunner().invoke(main, ["report", name, "--results-dir", str(committed)])
+    assert outcome.exit_code == 1, outcome.output
+    [line] = outcome.output.strip().splitlines()
+    assert re.search(r"cell \d+: metrics\.f1_\w+ holds NaN or an infinity where a score is expected", line), line
+
+
+def test_a_benchmark_p_value_may_be_nan(tmp_path):
+    """A p-value is NaN where no test applies (identical scores): that is no score, and loads."""
+    result = json.loads((ROOT / "docs" / "results" / "benchmark-bigru.json").read_text(encoding="utf-8"))
+    result["cells"][0]["classics"][0]["p_value"] = float("nan")
+    path = tmp_path / "benchmark-bigru.json"
+    path.write_text(json.dumps(result))
+    assert math.isnan(load_results(path)["cells"][0]["classics"][0]["p_value"])

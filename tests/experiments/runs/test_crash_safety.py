@@ -1,5 +1,6 @@
-"""Crash safety of sweeps: SIGKILL mid-sweep loses no finished run, SIGINT and SIGTERM stop in one line
-(SIGTERM's workers too), and two sweeps into one store at once neither corrupt it nor train a run twice.
+"""Crash safety of sweeps: SIGKILL mid-sweep loses no finished run, SIGINT, SIGTERM and SIGHUP stop in one
+line (their workers too; a SIGKILL's workers end with it), and two sweeps into one store at once neither
+corrupt it nor train a run twice.
 
 Each sweep is a real ``isarcasm reproduce`` process (1 model x 4 seeds, 1 epoch, random embeddings,
 the toy corpus), so the kill lands wherever it lands: between runs, or inside one.
@@ -10,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from locations import ROOT
+from processes import start, wait_for_the_group_to_end
 
 SEEDS = 4
 RESULTS = "toy-epochs-1-embeddings-random.json"
@@ -43,15 +43,6 @@ def sweep_args(experiment: Path, store: Path) -> list[str]:
 @pytest.fixture
 def sweep(experiment, tmp_path):
     return lambda store: sweep_args(experiment, tmp_path / store)
-
-
-def start(args: list[str], cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    code = "import sys; from experiments.cli import main; sys.exit(main(prog_name='isarcasm'))"
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            # a test run in the background (nohup, CI) ignores SIGINT; the sweep must not
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def seed_dirs(store: Path) -> list[Path]:
@@ -130,32 +121,35 @@ def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path, jobs):
     assert all((run / "model.keras").is_file() for run in finished(store))
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs):
-    """SIGTERM to the command alone (as a batch system or ``kill`` sends it), with worker processes or
-    without: exit code 143 and one line, and no worker left behind (re-parented, they went on training
-    into the store)."""
+@pytest.mark.parametrize("jobs, signum", [(1, signal.SIGTERM), (2, signal.SIGTERM), (2, signal.SIGHUP)])
+def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs, signum):
+    """SIGTERM (as a batch system or ``kill`` sends it) or SIGHUP (a closed terminal) to the command alone,
+    with worker processes or without: exit code 128 + the signal and one line, and no worker left behind
+    (re-parented, they went on training into the store)."""
     store = tmp_path / "terminated"
     process = start([*sweep("terminated"), "--jobs", str(jobs)], tmp_path)
     wait_for_finished_runs(store, process, 1)
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(signum)
     _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 143, stderr
+    assert process.returncode == 128 + signum, stderr
     assert "Traceback" not in stderr, stderr
     assert stderr.strip().splitlines()[-1].startswith("Error: terminated"), stderr
-    deadline = time.time() + 15
-    while group_alive(process.pid):  # the workers share the command's process group (start_new_session)
-        assert time.time() < deadline, "worker processes outlived the terminated command"
-        time.sleep(0.1)
+    wait_for_the_group_to_end(process.pid, 15)
     assert all((run / "model.keras").is_file() for run in finished(store))
 
 
-def group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def test_sigkill_of_the_command_ends_its_workers_too(sweep, tmp_path):
+    """SIGKILL runs no handler of the command: the workers end with it by themselves (a parent-death
+    signal), the pool's resource tracker with them, within seconds; no run is written after."""
+    store = tmp_path / "killed"
+    process = start([*sweep("killed"), "--jobs", "2"], tmp_path)
+    wait_for_finished_runs(store, process, 1)
+    process.kill()
+    process.wait()
+    wait_for_the_group_to_end(process.pid, 10)
+    done = len(finished(store))
+    time.sleep(1)
+    assert len(finished(store)) == done
 
 
 def test_two_sweeps_at_once_into_one_store_train_each_run_once(sweep, tmp_path, reference):

@@ -269,3 +269,27 @@ def test_ctrl_c_cancels_every_run_not_finished_and_stops_the_ray_it_started(tmp_
     assert fake.options["runtime_env"]["env_vars"]["TF_NUM_INTRAOP_THREADS"] == "2"
     assert not fake.running
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("*"))
+
+
+@needs_ray
+def test_sigterm_of_a_ray_sweep_cancels_its_runs_and_stops_ray_in_one_line(tmp_path):
+    """``ray.init`` puts an exit of its own in place of the command's SIGTERM handler; the sweep ended in Ray's
+    native crash dump (SIGABRT) with its tasks running.  The command's handler is put back: exit code 143,
+    one line, and Ray's processes end with the command."""
+    from processes import start, wait_for_the_group_to_end
+
+    store = tmp_path / "ray" / "runs"
+    process = start(["reproduce", str(experiment_file(tmp_path)), "--quick", "--seeds", "6", "--embeddings",
+                     "random", "--split-col", "split", "--executor", "ray", "--output-dir", str(store),
+                     "--results-dir", str(tmp_path / "ray" / "results")], tmp_path)
+    deadline = time.time() + 240
+    while not list(store.rglob("metrics.json")):
+        assert process.poll() is None, process.communicate()
+        assert time.time() < deadline, "the Ray sweep made no progress"
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143, stderr
+    assert "Traceback" not in stderr and "SIGABRT" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1].startswith("Error: terminated"), stderr
+    wait_for_the_group_to_end(process.pid, 30)

@@ -154,3 +154,23 @@ def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_
     new.write_text(text)
     old.write_text(text.replace("p_not_sarcastic\tp_sarcastic", "prob_0\tprob_1"))  # written before the rename
     assert np.array_equal(read_predictions(new).probabilities, read_predictions(old).probabilities)
+
+
+def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
+    from experiments.runs.store import Found, RunState, lookup, run_state
+
+    FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
+
+    own, twin, failed, damaged = (tmp_path / name for name in ("own", "twin", "failed", "damaged"))
+    writer = RunWriter(twin, "abc")
+    finish(writer, "abc")
+    writer.commit()
+    write_json(failed / "failed.json", {"config_hash": "abc", "failed": "non-finite loss"})
+    write_json(damaged / "metrics.json", {"config_hash": "abc"})  # no model, no config
+    assert [run_state(p, "abc") for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
+    assert run_state(twin, "other") == MISSING and run_state(failed) == FAILED
+    # a finished run anywhere comes before a failed one (an outcome, not "missing"), and either before none
+    assert lookup([own, failed, twin], "abc") == Found(FINISHED, twin)
+    assert lookup([own, damaged, failed], "abc") == Found(FAILED, failed)
+    assert lookup([own, twin], "other") == lookup([], "abc") == Found(MISSING)
+    assert lookup([own, twin]) == Found(FINISHED, twin)  # any configuration

@@ -252,13 +252,15 @@ def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
 
 
 def write_test_file(path, flipped=False):
-    """A test-only labelled file of 40 texts, every other one sarcastic (``flipped``: the other half)."""
+    """A test-only labelled file of 40 texts, every other one sarcastic (``flipped``: every fourth of the
+    other half, so the two files differ in their labels and in their class share, and so in their scores
+    even for a model that predicts one class)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", "text", "label", "split"])
         for i in range(40):
-            sarcastic = bool(i % 2) != flipped
+            sarcastic = i % 4 == 0 if flipped else bool(i % 2)
             writer.writerow([f"m{i}", "monday coffee yeah right" if i % 2 else "monday coffee is fine", int(sarcastic),
                              "test"])
     return path
