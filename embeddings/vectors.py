@@ -24,6 +24,11 @@ Where the cache lives, first match wins for reading, first writable for
 building: ``$ISARCASM_CACHE/vectors``; a ``.cache/vectors`` folder next to the
 source file; ``~/.cache/isarcasm/vectors`` (``$XDG_CACHE_HOME`` respected) for
 read-only data directories such as a shared mirror.
+
+Workers that need the same missing cache at once (``--jobs N``) do not all parse the file: the first
+takes an exclusive ``flock`` on ``.<stem>.lock`` in the first writable cache folder and builds the
+cache; the others wait on that lock, then read the cache it built.  The kernel frees the lock when a
+process ends, even when it is killed, so a crash never leaves the others waiting.
 """
 from __future__ import annotations
 
@@ -35,7 +40,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +53,11 @@ from preprocessing.fileio import require_file, usual_mode
 from preprocessing.limits import VECTORS, check_memory
 
 from .word2vec import train_word2vec
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; workers may then build the same cache side by side
+    fcntl = None
 
 DEFAULT = "glove"
 RANDOM = "random"
@@ -125,16 +136,55 @@ def load_vectors_report(spec: str | Path | None, data_dir: Path, progress: bool 
         return None, None
     started = time.perf_counter()
     digest = file_sha256(path)
-    cached = find_cache(path, digest)
-    if cached is not None:
+    found = _cached(path, digest, progress)
+    if found is None:
+        with _one_builder(path, progress):
+            found = _cached(path, digest, progress)  # built by another process while this one waited
+            if found is None:
+                kv, cache = _build_cache(path, digest, progress)
+                return _finite(kv, path), LoadReport(path, digest, cache, True, time.perf_counter() - started)
+    kv, cache = found
+    return _finite(kv, path), LoadReport(path, digest, cache, False, time.perf_counter() - started)
+
+
+def _cached(source: Path, digest: str, progress: bool):
+    """The cached vectors of this content and their cache folder; None where there is no readable cache."""
+    entry = find_cache(source, digest)
+    if entry is None:
+        return None
+    try:
+        return _read_cache(entry), entry
+    except Exception as exc:  # noqa: BLE001 - any damage to our own cache means: rebuild it
+        _note(progress, f"the vectors cache {entry} is unreadable ({type(exc).__name__}); rebuilding it")
+        return None
+
+
+@contextmanager
+def _one_builder(source: Path, progress: bool) -> Iterator[None]:
+    """Hold the building of this content's cache: an exclusive ``flock`` in the first writable cache
+    folder, so one process parses the file while the others wait for its cache (see the module doc).
+    Without a writable folder or ``flock`` every process parses the file itself."""
+    root = next((root for root in cache_roots(source) if _may_write(root)), None)
+    handle = None
+    if root is not None and fcntl is not None:
         try:
-            kv = _read_cache(cached)
-        except Exception as exc:  # noqa: BLE001 - any damage to our own cache means: rebuild it
-            _note(progress, f"the vectors cache {cached} is unreadable ({type(exc).__name__}); rebuilding it")
-        else:
-            return _finite(kv, path), LoadReport(path, digest, cached, False, time.perf_counter() - started)
-    kv, cache = _build_cache(path, digest, progress)
-    return _finite(kv, path), LoadReport(path, digest, cache, True, time.perf_counter() - started)
+            root.mkdir(parents=True, exist_ok=True)
+            handle = open(root / f".{_stem(source)}.lock", "a")  # one per source name: none piles up
+        except OSError:
+            handle = None
+    if handle is None:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _note(progress, f"another process is reading {source.name}; waiting for its cache")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _finite(kv, source: Path):
@@ -288,7 +338,7 @@ def parse_vectors(source: Path, progress: bool = True):
     header = _has_word2vec_header(source)
     if header:
         _check_header(source)
-    _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words) ...")
+    _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words on an idle machine) ...")
     started = time.perf_counter()
     _check_rows(source, header)
     try:

@@ -49,23 +49,11 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
     language is assumed to be English.
     """
     path = Path(path)
-    suffix = file_format(path)
-    if suffix not in FORMATS:
-        raise DataError.at(path, None, f"unsupported file type {suffix or '(none)'}; use one of {', '.join(FORMATS)} "
-                                       "(or the same gzipped: .csv.gz ...)")
     required = tuple(c for c in (text_col, label_col, split_col) if c)
-    rows = _jsonl_rows(path, required) if suffix == ".jsonl" else read_csv(
-        path, required, delimiter="\t" if suffix == ".tsv" else ",", strict=True)
-
     records: list[Record] = []
     first_row: dict[str, int] = {}
-    for row_no, row in rows:
-        short = [c for c in required if row.get(c, "") is None]
-        if short:
-            raise DataError.at(path, row_no, f"fewer fields than the header: no value for column(s) {', '.join(short)}")
-        text = _cell(path, row_no, text_col, row.get(text_col))
-        if not text.strip():
-            raise DataError.at(path, row_no, f"empty text in column '{text_col}'")
+    for row_no, row in _rows(path, required):
+        text = _text(path, row_no, row, text_col)
         label = parse_label(path, row_no, _cell(path, row_no, label_col, row.get(label_col)).lower(), LABELS)
         split = _cell(path, row_no, split_col, row.get(split_col)).strip() if split_col else DEFAULT_SPLIT
         if not split:
@@ -80,8 +68,46 @@ def read_any_file(path: Path, text_col: str = "text", label_col: str = "label",
         first_row[record_id] = row_no
         records.append(Record(id=record_id, text=text, label=label, split=split))
     if not records:
-        raise DataError.at(path, None, "file is empty" if suffix == ".jsonl" else "no data rows after the header")
+        raise _no_rows(path)
     return Dataset(name=str(path), language="en", label_names=BINARY_LABELS, records=records)
+
+
+def read_texts(path: Path, text_col: str = "text") -> list[str]:
+    """The texts of a CSV/TSV/JSONL file, read and checked as :func:`read_any_file` reads them (quoted
+    fields over several lines, the header not a text), with no label needed: what ``predict`` classifies."""
+    path = Path(path)
+    texts = [_text(path, row_no, row, text_col) for row_no, row in _rows(path, (text_col,))]
+    if not texts:
+        raise _no_rows(path)
+    return texts
+
+
+def _rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    """``(row number, row)`` of a file in one of :data:`FORMATS`, with the ``required`` columns (or
+    keys) checked present and filled; any other file type is refused."""
+    suffix = file_format(path)
+    if suffix not in FORMATS:
+        raise DataError.at(path, None, f"unsupported file type {suffix or '(none)'}; use one of {', '.join(FORMATS)} "
+                                       "(or the same gzipped: .csv.gz ...)")
+    rows = _jsonl_rows(path, required) if suffix == ".jsonl" else read_csv(
+        path, required, delimiter="\t" if suffix == ".tsv" else ",", strict=True)
+    for row_no, row in rows:
+        short = [c for c in required if row.get(c, "") is None]
+        if short:
+            raise DataError.at(path, row_no, f"fewer fields than the header: no value for column(s) {', '.join(short)}")
+        yield row_no, row
+
+
+def _text(path: Path, row_no: int, row: dict, text_col: str) -> str:
+    """A row's text, refused when empty."""
+    text = _cell(path, row_no, text_col, row.get(text_col))
+    if not text.strip():
+        raise DataError.at(path, row_no, f"empty text in column '{text_col}'")
+    return text
+
+
+def _no_rows(path: Path) -> DataError:
+    return DataError.at(path, None, "file is empty" if file_format(path) == ".jsonl" else "no data rows after the header")
 
 
 def _cell(path: Path, row_no: int, column: str, value) -> str:

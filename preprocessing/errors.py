@@ -42,6 +42,12 @@ def shown(text: str) -> str:
     return HIDDEN.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
+def tsv_field(text: str) -> str:
+    """A text as one field of a tab-separated line: :func:`shown`, with backslashes doubled first, so
+    a typed ``\\t`` (shown ``\\\\t``) never prints like a real tab (shown ``\\t``)."""
+    return shown(text.replace("\\", "\\\\"))
+
+
 def json_shown(document: str) -> str:
     """A document of ``json.dumps`` with every :data:`HIDDEN` character as a JSON escape
     (``\\u202e``): the same values once parsed, and nothing a terminal acts on when printed."""

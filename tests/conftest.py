@@ -72,6 +72,7 @@ SLOW_MODULES = {"test_training_e2e", "test_parallel", "test_crash_safety", "test
 #: together); `pytest --durations=50 -m "not slow"` shows what to add when the fast tier (`make test-fast`)
 #: nears 3 minutes.
 SLOW_TESTS = {
+    "test_run_costs": {"test_the_first_run_on_a_vectors_file_does_not_count_the_cache_build_as_training"},
     "test_models": {"test_learns_a_separable_toy_task"},
     "test_context_models": {"test_learns_a_task_whose_label_is_in_the_context"},
     "test_predict_output": {"run"},

@@ -11,6 +11,7 @@ import errno
 import logging
 import os
 import signal
+import sys
 import threading
 
 import click
@@ -36,7 +37,11 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             with _sigterm_as_interrupt():
-                return super().invoke(ctx)
+                result = super().invoke(ctx)
+                sys.stdout.flush()  # a pipe closed early fails here, not in Python's flush at exit
+                return result
+        except BrokenPipeError:
+            raise _stdout_closed() from None
         except IsarcasmError as exc:
             raise click.ClickException(one_line(str(exc))) from None
         except click.UsageError as exc:
@@ -54,6 +59,19 @@ class _Group(click.Group):
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
             raise _one_line(exc) from None
+        except BrokenPipeError:  # --help into `| head`
+            raise _stdout_closed() from None
+
+
+def _stdout_closed() -> click.exceptions.Exit:
+    """What a command whose reader stopped reading (``isarcasm ... | head``) ends with: nothing more on
+    stdout or stderr and exit code 0, as the usual command-line tools end there.  stdout is pointed at
+    /dev/null first: Python flushes it again at exit, which would fail once more and print a traceback."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stdout)
+        pass
+    return click.exceptions.Exit(0)
 
 
 #: The signals that end a command as Ctrl-C does, with what the one line says: SIGTERM (``kill``, a batch

@@ -26,7 +26,8 @@ from experiments.runs.protocol import experiment_name
 from experiments.runs.spec import RunOptions, RunSpec, RunStore
 from experiments.runs.store import FAILED, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
-from preprocessing.errors import IsarcasmError, shown
+from preprocessing.anyfile import file_format, read_texts
+from preprocessing.errors import IsarcasmError, tsv_field
 from preprocessing.fileio import text_lines
 
 
@@ -63,7 +64,9 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
                         f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "
                         "--force trains it again)")
     test = result.metrics["test"]
-    state = "already finished, reused" if result.skipped else f"trained in {result.metrics['train_seconds']:.0f} s"
+    state = "already finished, reused" if result.skipped else (
+        f"trained in {result.metrics['train_seconds']:.0f} s, one-time work (word vectors, tokenising) "
+        f"{result.metrics['setup_seconds']:.0f} s apart")
     click.echo(f"run: {result.directory} ({state}; selected epoch {result.metrics['selected_epoch']})")
     click.echo(_summary(test))
 
@@ -109,11 +112,15 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     text) is printed as undefined and averaged nowhere (``--json``: ``{"evaluations": [...],
     "summary": [...]}``).
     """
-    from experiments.runs.inference import evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
+    from experiments.runs.inference import NoModel, evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
 
-    results, shares, warned = [], {}, set()
+    results, shares, warned, modelless = [], {}, set(), []
     for directory in _distinct_runs(run_dirs):
-        run = load_run(directory, data_dir(ctx))
+        try:
+            run = load_run(directory, data_dir(ctx))
+        except NoModel as exc:  # an entrant's run among the runs of a folder: passed over, said once below
+            modelless.append(exc)
+            continue
         name = corpus or run.config["corpus"]
         dataset = open_corpus(ctx, name, **corpus_options)
         result = evaluate_run(run, dataset, force=force, options=reader_options(name, **corpus_options))
@@ -122,6 +129,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
         _warn_undefined(results[-1], dataset.label_names, warned)
         if len(dataset.label_names) == 2 and not dataset.multi_label:
             shares[result["corpus"]] = sarcastic_share(dataset)
+    _pass_over(modelless, evaluated=len(results))
     summary = evaluation_summary(results, shares) if len(results) > 1 else None
     if as_json:
         evaluations = [{**r, "floors": floors_of(shares.get(r["corpus"]))} for r in results]
@@ -137,6 +145,17 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
         click.echo("summary (mean ± std over runs):")
         for line in summary_lines(summary):
             click.echo("  " + line)
+
+
+def _pass_over(modelless: list[IsarcasmError], evaluated: int) -> None:
+    """One warning line for the runs given that keep no model (entrant runs beside the models' runs in
+    a folder a glob matched); the error itself where no run was left to evaluate."""
+    if modelless and not evaluated:
+        raise modelless[0]
+    if modelless:
+        logging.getLogger("isarcasm").warning(
+            f"passed over {len(modelless)} {'run that keeps' if len(modelless) == 1 else 'runs that keep'} no model to "
+            f"evaluate (a reference rule, outside predictions, a Keras model entrant); the first: {modelless[0]}")
 
 
 def _distinct_runs(run_dirs: tuple[str, ...]) -> list[Path]:
@@ -168,22 +187,26 @@ def _warn_undefined(result: dict, label_names: list[str], warned: set[str]) -> N
 @click.command()
 @click.argument("run_directory", type=click.Path(exists=True, file_okay=False))
 @click.option("--text", "texts", multiple=True, help="Text to classify (repeatable).")
-@click.option("--input", "input_file", help="File with one text per line.")
+@click.option("--input", "input_file",
+              help="Texts to classify: a .csv/.tsv/.jsonl file (gzipped or not), its --text-col column, read as "
+                   "every command reads a file; or a .txt file, one text per line.")
+@click.option("--text-col", default="text", show_default=True, help="Text column of a .csv/.tsv/.jsonl --input.")
 @json_option
 @click.pass_context
-def predict(ctx, run_directory, texts, input_file, as_json):
+def predict(ctx, run_directory, texts, input_file, text_col, as_json):
     """Print the label a trained run gives each text and the probability of the sarcastic class.
 
     Tab-separated, with a header: label, p_sarcastic (a run with more than two classes, or several
-    labels per text: one p_<class> column per class) and the text, its control and bidirectional
-    characters escaped (\\x1b, \\u202e).  A text longer than the run's max length is cut to it: a
-    warning line says which texts; ``--json`` gives every text's tokens_used, tokens_total and truncated.
+    labels per text: one p_<class> column per class) and the text, its backslashes doubled and its tab,
+    newline, control and bidirectional characters escaped (\\t, \\n, \\x1b, \\u202e).  A text longer than
+    the run's max length is cut to it: a warning line says which texts; ``--json`` gives every text's
+    tokens_used, tokens_total and truncated.
     """
     from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
 
     texts = checked_texts(texts)
-    if input_file:  # lines end in \n, \r\n or \r; never split at U+2028 or \x1c inside a text (str.splitlines would)
-        texts += [line for _, line in text_lines(Path(input_file)) if line.strip()]
+    if input_file:
+        texts += _input_texts(Path(input_file), text_col)
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
     run = load_run(Path(run_directory), data_dir(ctx))
@@ -194,18 +217,30 @@ def predict(ctx, run_directory, texts, input_file, as_json):
              "tokens_used": used, "tokens_total": total, "truncated": used < total}
             for t, label, p, (used, total) in zip(texts, run.labels(probabilities), probabilities,
                                                   run.token_counts(texts))]
-    _warn_cut(rows, run.inputs.preprocessor.max_len)
+    _warn_cut(rows, run.max_len)
     if as_json:
         echo_json(rows)
         return
     columns = ["p_sarcastic"] if binary else [f"p_{name}" for name in run.label_names]
-    click.echo("\t".join(["label", *map(shown, columns), "text"]))
+    click.echo("\t".join(["label", *map(tsv_field, columns), "text"]))
     for row, p in zip(rows, probabilities):
         values = [row["p_sarcastic"]] if binary else p
-        click.echo("\t".join([shown(row["label"]), *(f"{v:.3f}" for v in values), shown(row["text"])]))
+        click.echo("\t".join([tsv_field(row["label"]), *(f"{v:.3f}" for v in values), tsv_field(row["text"])]))
 
 
-def _warn_cut(rows: list[dict], max_len: int) -> None:
+def _input_texts(path: Path, text_col: str) -> list[str]:
+    """``--input``'s texts: a .txt file's non-blank lines (ending in \\n, \\r\\n or \\r, never split at U+2028
+    or \\x1c inside a text); any other file through the corpus readers, so a CSV's header, its label
+    column and its quoted line breaks are never read as texts."""
+    if file_format(path) != ".txt":
+        return read_texts(path, text_col)
+    if text_col != "text":
+        raise IsarcasmError(f"--text-col {text_col}: {path.name} is a .txt file, one text per line, with no columns; "
+                            "leave --text-col out or give a .csv/.tsv/.jsonl file")
+    return [line for _, line in text_lines(path) if line.strip()]
+
+
+def _warn_cut(rows: list[dict], max_len: int | None) -> None:
     """One warning line naming the texts cut to the run's max length, with how much of each was read."""
     cut = [(number, row) for number, row in enumerate(rows, start=1) if row["truncated"]]
     if not cut:

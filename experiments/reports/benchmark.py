@@ -97,7 +97,8 @@ def benchmark_summary(result: dict) -> list[str]:
          "Predicted sarcastic: the share of test texts a model labels sarcastic; all-sarcastic "
          "floor: the cell's metric when every text is labelled sarcastic (the share of sarcastic texts beside it). "
          "Cost, in each cell's table: parameters, the weights of a run's saved model (— where a run keeps none); "
-         "training per run, the mean seconds its runs recorded on the machine that trained them; predicting, "
+         "training per run, the mean seconds its runs recorded on the machine that trained them, one-time work "
+         "apart in brackets (reading the word vectors, building their cache the first time, tokenising); predicting, "
          "the test texts per second as the run scored its test split once (a Keras model's tracing for "
          "those shapes included; from token ids for the classic models, whose spaCy preprocessing is shared "
          "and not counted; from raw text, tokenizer included, for a Keras or scikit-learn entrant); "
@@ -141,6 +142,8 @@ def _model_row(name: str, ranked: dict, stats: dict) -> str:
     rank = rank_text(ranked) if "rank" in ranked else "—"
     parameters = f"{stats['parameters']:,}" if stats.get("parameters") is not None else "—"
     seconds = f"{stats['train_seconds']['mean']:.0f} s" if stats.get("train_seconds") else "—"
+    if stats.get("train_seconds") and stats.get("setup_seconds"):
+        seconds += f" (+{stats['setup_seconds']['mean']:.0f} s one-time)"
     speed = f"{_median(stats, 'predict_texts_per_second'):,.0f}/s" if stats.get("predict_texts_per_second") else "—"
     memory = f"{_median(stats, 'peak_memory_mb'):,.0f} MiB" if stats.get("peak_memory_mb") else "—"
     return (f"| {rank} | {name} | {_stat(stats)} | {_stat(stats.get('f1_macro'))} | "
@@ -179,4 +182,7 @@ def benchmark_markdown(result: dict) -> str:
                          "| | | | | | | | |")
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
+        if len(cell.get("cost_sweeps", [])) > 1:
+            lines.append(f"\nThe costs of this table come from {len(cell['cost_sweeps'])} sweeps "
+                         f"({'; '.join(cell['cost_sweeps'])}): times and memory compare only within one.")
     return "\n".join(lines) + "\n"

@@ -117,7 +117,7 @@ class RayExecutor:
 
     def _submit_and_collect(self, ray, tasks, datasets, todo, finished) -> None:
         shipped = Shipped(_plugin_sources(), {"git_commit": provenance.git_commit(),
-                                              "command": provenance.command_line()},
+                                              "command": provenance.command_line(), "sweep": provenance.sweep()},
                           worker_environment(max(1, int(self.cpus))))
         shared = _put_shared(ray, [tasks[i] for i in todo], datasets)
         remote = ray.remote(_train_on_node).options(

@@ -13,7 +13,8 @@ One registry, :data:`ENTRANTS` (name -> :class:`Entrant`), holds every kind:
 An entrant's run is stored as a trained run is (:func:`score_run`): the same folder, a config.json
 with the data checksums and the provenance record, predictions.tsv with P(sarcastic), metrics.json
 written last; :data:`~experiments.runs.store.ENTRANT` (entrant.json) takes the model file's place and
-says what scored the run and what it chose on validation.  So ``report``, the significance tests and
+says what scored the run and what it chose on validation (and, for a fitted scikit-learn estimator, the
+sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiments.runs.store.save_estimator`).  So ``report``, the significance tests and
 the benchmark read these runs like any other.  The protocol is the trained runs': the splits are
 :func:`~experiments.runs.protocol.make_splits`' with the run's seed, so hyper-parameters are chosen
 on the validation split the neural runs choose their epoch on, and the test split is only scored.
@@ -40,12 +41,14 @@ from experiments.runs.spec import RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
+    ESTIMATOR,
     METRICS,
     PREDICTIONS,
     RunWriter,
     predictions_tsv,
     run_claim,
     safe_name,
+    save_estimator,
     write_json,
     write_text,
 )
@@ -109,6 +112,8 @@ class Scores:
     validation: np.ndarray | None = None  # None: outside predictions, which cover the test split only
     chosen: dict = field(default_factory=dict)
     test_seconds: float | None = None
+    #: The fitted scikit-learn estimator that scored the run, saved with it (None: nothing to keep).
+    model: object = None
 
 
 @dataclass(frozen=True)
@@ -265,9 +270,10 @@ def _write(plan: Plan, writer: RunWriter) -> dict:
     write_json(writer.path(CONFIG), {**plan.config, "config_hash": plan.config_hash,
                                      "experiment_dir": str(writer.directory),
                                      "label_names": list(dataset.label_names), **provenance.record()})
+    kept = {"model": save_estimator(writer.path(ESTIMATOR), scores.model)} if scores.model is not None else {}
     write_json(writer.path(ENTRANT), {"name": plan.entrant.name, "kind": plan.entrant.kind,
                                       "description": plan.entrant.description, "identity": plan.prepared.identity,
-                                      "chosen": scores.chosen})
+                                      "chosen": scores.chosen, **kept})
     write_text(writer.path(PREDICTIONS), predictions_tsv([r.id for r in job.splits.test], gold["test"], scores.test,
                                                          multi_label=False))
     write_json(writer.path(METRICS), metrics)  # last: its presence marks the run finished
@@ -320,7 +326,7 @@ def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, wh
     test, seconds = timed(lambda: class_probabilities(estimator, job.texts("test"), job.num_classes, what))
     weights = fitted_weights(estimator)
     return Scores(test, validation, {"params": params, "metric": job.metric, "validation": tried,
-                                     **({"parameters": weights} if weights is not None else {})}, seconds)
+                                     **({"parameters": weights} if weights is not None else {})}, seconds, estimator)
 
 
 def fitted_weights(estimator) -> int | None:

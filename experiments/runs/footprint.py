@@ -1,5 +1,11 @@
-"""What a run cost besides time: the peak memory of the process that ran it, and how fast its model
-predicts.
+"""What a run cost: its training time, the one-time work apart from it, the peak memory of the process
+that ran it, and how fast its model predicts.
+
+One-time work (``setup_seconds``) is what a worker does for a run that does not depend on the model:
+reading the word vectors (building their cache the first time a file is read, which took minutes
+where a run trains in seconds) and tokenising the splits.  It is timed apart, so ``train_seconds`` is
+the run's own training (building, fitting and selecting the model, scoring its splits), whichever
+run of a worker came first.
 
 Peak memory is Linux's high-water mark of the process' resident memory (``VmHWM`` in
 /proc/self/status).  Writing 5 to /proc/self/clear_refs lowers that mark to what the process holds
@@ -18,19 +24,20 @@ from pathlib import Path
 
 #: What a run's metrics.json records about the machine that ran it rather than about the model: two
 #: runs of one configuration differ in these, so a comparison of numbers leaves them out.
-COSTS = ("train_seconds", "predict_texts_per_second", "peak_memory_mb")
+COSTS = ("train_seconds", "setup_seconds", "predict_texts_per_second", "peak_memory_mb")
 
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
 
 
 class RunMeter:
-    """Started with a run: the seconds since, and this process' peak resident memory since, in MiB
-    (None where that cannot be measured: no /proc, or the mark could not be lowered, when a lifetime
-    peak is not the run's)."""
+    """Started with a run: the seconds since, less the one-time work timed by :meth:`apart`, and this
+    process' peak resident memory since, in MiB (None where that cannot be measured: no /proc, or the
+    mark could not be lowered, when a lifetime peak is not the run's)."""
 
     def __init__(self) -> None:
         self.started = time.time()
+        self.setup = 0.0
         try:
             _CLEAR_REFS.write_text("5")
             self._measuring = True
@@ -38,7 +45,17 @@ class RunMeter:
             self._measuring = False
 
     def seconds(self) -> float:
-        return round(time.time() - self.started, 1)
+        """The run's own seconds: since its start, without its one-time work."""
+        return round(max(time.time() - self.started - self.setup, 0.0), 1)
+
+    def setup_seconds(self) -> float:
+        return round(self.setup, 1)
+
+    def apart(self, call: Callable):
+        """``call()``, its seconds counted as one-time work (see the module doc), not as training."""
+        result, seconds = timed(call)
+        self.setup += seconds
+        return result
 
     def peak_mb(self) -> float | None:
         if not self._measuring:

@@ -22,6 +22,7 @@ from experiments.runs.store import (
     ENTRANT,
     MODEL,
     evaluation_paths,
+    load_estimator_file,
     predictions_tsv,
     read_config,
     recorded_hash,
@@ -82,6 +83,11 @@ class TrainedRun:
         return require_finite(probabilities, f"probabilities from the model of {self.directory}")
 
 
+    @property
+    def max_len(self) -> int | None:
+        """The most tokens of a text the model reads (None: it reads every text whole)."""
+        return self.inputs.preprocessor.max_len
+
     def token_counts(self, texts: list[str]) -> list[tuple[int, int]]:
         """(tokens the model reads, tokens the text has) for each text: a text longer than the run's
         max_len is cut to it (which end is kept: the run's ``truncation``), and a prediction made on
@@ -99,8 +105,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
 
     require_finished(directory)
     if (directory / ENTRANT).is_file():
-        raise IsarcasmError(f"{directory} is an entrant's run (a reference row, scikit-learn estimator, Keras model or "
-                            f"outside predictions; see its {ENTRANT}): it keeps no model to load, only its predictions.tsv")
+        return _estimator_run(directory, data_dir)
     config = run_config(directory)
     model = load_model(directory / MODEL, compile=False)
     try:
@@ -110,6 +115,50 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     _check_inputs(directory, model, inputs)
     _check_vocabulary(directory, model, inputs)
     return TrainedRun(directory, config, model, inputs, data_dir)
+
+
+class NoModel(IsarcasmError):
+    """A finished run that keeps no model to load (an entrant's run without a saved estimator):
+    ``evaluate`` passes over it, saying so, where it was given among others."""
+
+
+@dataclass
+class EstimatorRun(TrainedRun):
+    """A scikit-learn entrant's run (``model``: its fitted estimator, which reads raw text: no
+    vocabulary, no length it cuts texts to)."""
+
+    @property
+    def multi_label(self) -> bool:
+        return False  # entrants score single-label corpora
+
+    @property
+    def max_len(self) -> None:
+        return None
+
+    def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
+                      by_length: bool = False) -> np.ndarray:
+        from experiments.runs.entrants import class_probabilities  # scikit-learn: only for an estimator's run
+
+        return require_finite(class_probabilities(self.model, texts, len(self.label_names), str(self.directory)),
+                              f"probabilities from the estimator of {self.directory}")
+
+    def token_counts(self, texts: list[str]) -> list[tuple[int, int]]:
+        return [(len(text.split()),) * 2 for text in texts]  # read whole: nothing is cut
+
+
+def _estimator_run(directory: Path, data_dir: Path) -> EstimatorRun:
+    """The entrant's run in ``directory`` with its saved estimator; :class:`NoModel` for one that
+    keeps none (a reference rule, a Keras model entrant, outside predictions, a run scored before
+    estimators were kept)."""
+    try:
+        entrant = json.loads((directory / ENTRANT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        entrant = None
+    if not isinstance(entrant, dict) or not isinstance(entrant.get("model"), dict):
+        raise NoModel(f"{directory} is an entrant's run that keeps no model to load (see its {ENTRANT}), only its "
+                      "predictions.tsv")
+    config = run_config(directory, ("corpus", "label_names", "train"))
+    return EstimatorRun(directory, config, load_estimator_file(directory, entrant["model"]), None, data_dir)
 
 
 def run_config(directory: Path, required: tuple[str, ...] | None = None) -> dict:

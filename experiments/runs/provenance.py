@@ -9,6 +9,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -125,9 +126,54 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
 
 
 def record() -> dict:
-    """What every results and run file records beside its numbers: commit, packages, machine, command."""
+    """What every results and run file records beside its numbers: commit, packages, machine, command,
+    and the sweep it belongs to (:func:`sweep`)."""
     return {"git_commit": git_commit(), "versions": package_versions(), "machine": machine(),
-            "command": command_line()}
+            "command": command_line(), "sweep": sweep()}
+
+
+#: The sweep this process and the workers it started belong to (see :func:`start_sweep`).
+SWEEP_ENV = "ISARCASM_SWEEP"
+
+
+def start_sweep(jobs: int) -> None:
+    """Mark the runs this process trains from now, here and in the workers it starts (they inherit the
+    environment), as one sweep: when it started, its ``--jobs`` and the machine's load then.  A run's
+    time and memory depend on them, so a report can tell costs of one sweep from costs of another."""
+    os.environ[SWEEP_ENV] = json.dumps(_sweep_now(jobs))
+
+
+def sweep() -> dict:
+    """The sweep a run is trained in: the one :func:`start_sweep` marked, else this process as a sweep
+    of one job (``isarcasm train``), started when first asked."""
+    try:
+        marked = json.loads(os.environ[SWEEP_ENV])
+    except (KeyError, ValueError):
+        return _own_sweep()
+    return marked if isinstance(marked, dict) else _own_sweep()
+
+
+@functools.cache
+def _own_sweep() -> dict:
+    return _sweep_now(1)
+
+
+def _sweep_now(jobs: int) -> dict:
+    """A sweep starting now: UTC time, jobs, and the one-minute load average (None where unknown)."""
+    try:
+        load = round(os.getloadavg()[0], 2)
+    except OSError:
+        load = None
+    return {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "jobs": jobs, "load": load}
+
+
+def sweep_text(sweep_record: dict | None) -> str:
+    """A sweep in a few words, for a report: ``2026-11-20 10:04 UTC, --jobs 2, load 3.1``."""
+    if not sweep_record:
+        return "not recorded"
+    load = sweep_record.get("load")
+    return (f"{str(sweep_record.get('started', '?')).replace('T', ' ')[:16]} UTC, --jobs {sweep_record.get('jobs', '?')}"
+            + (f", load {load:.1f}" if isinstance(load, (int, float)) else ""))
 
 
 def run_origins(runs) -> list[dict]:

@@ -34,6 +34,7 @@ from typing import Protocol
 
 from tqdm import tqdm
 
+from experiments.runs import provenance
 from experiments.runs.console import chatty, set_up_worker_console, worker_level
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.training import RunResult, train_run
@@ -147,6 +148,7 @@ class LocalExecutor:
     def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
             finished: Callable[[int, RunResult], None]) -> None:
         jobs = capped_jobs(self.jobs)
+        provenance.start_sweep(jobs)  # the runs below record it beside their costs
         if jobs <= 1:
             for index, task in enumerate(tasks):
                 finished(index, train_task(task.with_verbose(self.verbose), datasets[task.spec.corpus]))

@@ -36,11 +36,13 @@ except ImportError:  # not POSIX: no lock (two sweeps into one store at once are
 import numpy as np
 
 from experiments.runs import results_set
+from experiments.runs.console import chatty
 from experiments.runs.metrics import predict_labels
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import usual_mode
+from preprocessing.fileio import content_sha256, usual_mode
 from preprocessing.records import id_problem
+from preprocessing.specs import BINARY_LABELS
 
 #: Where a results file goes when a later invocation writes the same experiment's results.
 PREVIOUS = "previous"
@@ -57,6 +59,8 @@ FAILED = "failed.json"        # a failed run's only file: its configuration hash
 #: predictions; see experiments/runs/entrants.py): what scored it and what it chose on validation.  It stands
 #: for the model file: such a run is finished with it instead.
 ENTRANT = "entrant.json"
+#: A scikit-learn entrant's fitted estimator (joblib; its sha256 is in entrant.json: see save_estimator).
+ESTIMATOR = "estimator.joblib"
 #: A run of the shipped reference set (see experiments/runs/reference.py), materialised from it: where it came
 #: from and its model's size.  It stands for the model file: the readers of finished runs read such a run's
 #: other files as any run's; a model is not shipped, so nothing that loads one can use it.
@@ -160,7 +164,7 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
     Results an earlier invocation wrote there are never replaced silently:
     they are first kept in ``<results_root>/previous/`` under their time
     stamp (they hold, e.g., the wall time of the invocation that trained the
-    runs a later one reused), and a line on stderr says so.
+    runs a later one reused), and a line on stderr says so (not under ``-q``).
     """
     name = safe_name(result["experiment"], "experiment")
     files = {f"{name}.json": json_text(result),
@@ -175,7 +179,7 @@ def write_result_files(result: dict, results_root: Path, csv_text: str | None, m
                 if stamp and (results_root / file).is_file()}
         steps = results_set.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
         results_set.commit(results_root, name, folder, steps)
-    if keep:
+    if keep and chatty():  # -q: results and errors only
         print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
     return [results_root / file for file, text in files.items() if text is not None] + \
         [results_root / path.relative_to(folder) for path in drawn]
@@ -461,8 +465,9 @@ class Predictions:
 
 
 def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
-    """id, gold label, and the probability of each class (P(sarcastic) is ``prob_1`` for binary): one
-    line per test text, so every id is checked first (:func:`~preprocessing.records.id_problem`).
+    """id, gold label, and the probability of each class (:func:`probability_columns`: P(sarcastic) is
+    ``p_sarcastic`` for binary, as everywhere else): one line per test text, so every id is checked first
+    (:func:`~preprocessing.records.id_problem`).
 
     ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
     second column is ``gold_labels``, the gold label indices joined by ``|``.
@@ -473,7 +478,7 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
     wrong = next(filter(None, map(id_problem, ids)), None)
     if wrong:
         raise IsarcasmError(wrong)
-    header = ["id", "gold_labels" if multi_label else "gold", *(f"prob_{k}" for k in range(probabilities.shape[1]))]
+    header = ["id", "gold_labels" if multi_label else "gold", *probability_columns(probabilities.shape[1], multi_label)]
     lines = ["\t".join(header)]
     for id_, target, row in zip(ids, gold, probabilities):
         labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
@@ -481,8 +486,51 @@ def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray,
     return "\n".join(lines) + "\n"
 
 
+def save_estimator(path: Path, estimator) -> dict:
+    """Save a fitted scikit-learn estimator with joblib; what entrant.json records of it (file, format,
+    sha256).  skops, whose format runs no code when loaded, is not installable here; a joblib file is a
+    pickle and runs code when loaded, so :func:`load_estimator_file` loads only a file whose sha256 is the
+    one recorded (a damaged or swapped file is refused).  That guards the file, not the folder: someone who
+    may write a whole run folder may write both, so evaluate runs whose store you trust."""
+    import joblib  # scikit-learn's own dependency: only when an estimator is saved
+
+    joblib.dump(estimator, path)
+    return {"file": path.name, "format": "joblib", "sha256": content_sha256(path)}
+
+
+def load_estimator_file(directory: Path, saved: dict):
+    """The estimator an entrant's run saved (``saved``: entrant.json's ``model``), its sha256 checked
+    first; a damaged, swapped or unloadable file is one line naming it."""
+    import joblib  # the same: only when an estimator is loaded
+
+    path = directory / str(saved.get("file", ESTIMATOR))
+    if not path.is_file() or path.parent != directory or saved.get("format") != "joblib":
+        raise IsarcasmError(f"{directory}: its {ENTRANT} names an estimator file {path.name} this version cannot "
+                            "read; score the run again with --force")
+    if content_sha256(path) != saved.get("sha256"):
+        raise IsarcasmError(f"{path}: its sha256 is not the one {ENTRANT} recorded, so it is not loaded (a joblib "
+                            "file runs code when loaded); score the run again with --force")
+    try:
+        return joblib.load(path)
+    except Exception as exc:  # noqa: BLE001 - unpickling a user's estimator: whatever it raises is one line
+        raise IsarcasmError(f"{path}: cannot load the estimator ({type(exc).__name__}: {exc}); an estimator "
+                            "using classes or functions of its own .py file cannot be loaded back, only one of scikit-learn's "
+                            "or an installed package's") from None
+
+
+def probability_columns(classes: int, multi_label: bool) -> list[str]:
+    """The probability columns of a predictions file: ``p_not_sarcastic``, ``p_sarcastic`` for a
+    single-label binary run (the name ``predict`` and outside predictions use), ``p_<k>`` by class
+    index otherwise.  Files written before this name (``prob_<k>``) read the same: the columns are
+    read by position."""
+    if classes == len(BINARY_LABELS) and not multi_label:
+        return [f"p_{name}" for name in BINARY_LABELS]
+    return [f"p_{k}" for k in range(classes)]
+
+
 def read_predictions(path: Path) -> Predictions:
-    """Read a ``predictions.tsv`` (id, gold, prob_0, prob_1, ...) of a single-label run."""
+    """Read a ``predictions.tsv`` (id, gold, then one probability per class, by position) of a
+    single-label run."""
     try:  # lines end in \n as written (never split at \x1c or U+2028 as str.splitlines would)
         lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
     except FileNotFoundError:
@@ -491,7 +539,7 @@ def read_predictions(path: Path) -> Predictions:
     if header[1:2] == ["gold_labels"]:
         raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
     if header[:2] != ["id", "gold"] or len(header) < 4:
-        raise DataError.at(path, 1, "expected the header id, gold, prob_0, prob_1, ...")
+        raise DataError.at(path, 1, "expected the header id, gold, then one probability column per class")
     ids, gold, probabilities = [], [], []
     for number, line in enumerate(lines[1:], start=2):
         fields = line.split("\t")

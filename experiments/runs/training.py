@@ -280,9 +280,9 @@ def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
     try:
         meter = RunMeter()
         set_determinism(plan.seed)
-        data = _inputs(plan)
+        data = meter.apart(lambda: _inputs(plan))  # tokenising: one-time work, not training
         verbose = options.verbose if chatty() else 0  # -q: results and errors only
-        built = _compile(plan, data, verbose)
+        built = _compile(plan, data, verbose, meter)
         try:
             fitted = _fit_and_select(plan, built.network, data, verbose,
                                      writer.tensorboard_dir() if options.tensorboard else None)
@@ -363,8 +363,9 @@ class _Built:
     coverage: object  # embeddings.matrix.Coverage
 
 
-def _compile(plan: _Plan, data: _Data, verbose: int) -> _Built:
-    """The model, built on the initial word vectors and compiled with the loss and selection metric."""
+def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
+    """The model, built on the initial word vectors and compiled with the loss and selection metric.
+    Reading a vectors file is one-time work on ``meter``; word2vec, trained by the run, is training."""
     import keras  # loads TensorFlow: only when a model is needed
 
     from baselines import build_model
@@ -376,8 +377,9 @@ def _compile(plan: _Plan, data: _Data, verbose: int) -> _Built:
     if plan.resources is not None and str(train.embeddings) != WORD2VEC:
         vectors = plan.resources.vectors  # loaded by the driver (see Resources)
     else:
-        vectors = initial_vectors(train.embeddings, plan.data_dir, lambda: preprocessor.tokenize(data.train_texts),
-                                  seed)
+        load = partial(initial_vectors, train.embeddings, plan.data_dir,
+                       lambda: preprocessor.tokenize(data.train_texts), seed)
+        vectors = load() if str(train.embeddings) == WORD2VEC else meter.apart(load)
     matrix, coverage = embedding_matrix(preprocessor.vocab, vectors, seed=seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
@@ -517,6 +519,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
            for name in ("validation", "test")},
         "embedding_coverage": str(built.coverage),
         "train_seconds": meter.seconds(),
+        "setup_seconds": meter.setup_seconds(),  # reading word vectors, tokenising: see runs/footprint.py
         # from token ids: the spaCy preprocessing, shared by the seven models, is not in this figure
         "predict_texts_per_second": texts_per_second(len(plan.splits.test), test_seconds),
         "peak_memory_mb": meter.peak_mb(),

@@ -41,7 +41,7 @@ from experiments.runs.entrants import ENTRANTS, REFERENCES, recorded_costs
 from experiments.runs.footprint import COSTS
 from experiments.runs.metrics import main_metric, summary_stats
 from experiments.runs.spec import RunSpec
-from experiments.runs.store import SCORED, model_parameters, read_metrics, run_state
+from experiments.runs.store import CONFIG, SCORED, model_parameters, read_json, read_metrics, run_state
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
@@ -347,7 +347,20 @@ def summarise(cell: BenchCell, model: str, method: str, n_resamples: int) -> dic
         **compared,
         "all_sarcastic": _floor(cell.candidate),
         "not_found": [m for m, scored in cell.classics.items() if not scored],
+        "cost_sweeps": cost_sweeps(chain(cell.candidate, *cell.classics.values(), *cell.references.values())),
     }
+
+
+def cost_sweeps(scored) -> list[str]:
+    """The sweeps (date, jobs, load: :func:`provenance.sweep_text`) that the recorded costs of these
+    runs come from, each once: a reused run keeps the sweep that trained it, so a table's times may
+    come from machines under different loads, which the report then says."""
+    sweeps = set()
+    for s in scored:
+        if run_state(s.run) in SCORED and "train_seconds" in recorded_costs(read_metrics(s.run)):
+            config = read_json(s.run / CONFIG) if (s.run / CONFIG).is_file() else {}
+            sweeps.add(provenance.sweep_text(config.get("sweep")))
+    return sorted(sweeps)
 
 
 def _compare(candidate: list[Scored], predictions: dict, name: str, scored: list[Scored], metric: str,

@@ -59,6 +59,34 @@ def test_loads_vectors_and_caches_them(glove_file, cache_dir):
     assert again.index_to_key == kv.index_to_key and np.array_equal(again.vectors, kv.vectors)
 
 
+def test_workers_needing_the_same_cache_build_it_once(glove_file, monkeypatch):
+    """Two loads at once (two --jobs workers): one parses the file, the other waits on the lock and
+    reads the cache it built."""
+    import threading
+    import time
+
+    from embeddings import vectors
+
+    parse, parsed = vectors.parse_vectors, []
+
+    def slow_parse(source, progress=True):
+        parsed.append(source)
+        time.sleep(0.5)  # long enough for the other load to find no cache and wait
+        return parse(source, progress)
+
+    monkeypatch.setattr(vectors, "parse_vectors", slow_parse)
+    reports = []
+    loads = [threading.Thread(target=lambda: reports.append(load_vectors_report(glove_file, glove_file.parent,
+                                                                                  progress=False)[1]))
+             for _ in range(2)]
+    for load in loads:
+        load.start()
+    for load in loads:
+        load.join()
+    assert len(parsed) == 1 and sorted(report.built for report in reports) == [False, True]
+    assert reports[0].cache == reports[1].cache
+
+
 def test_gzipped_and_word2vec_header_files_load_the_same(tmp_path, glove_file):
     gz = tmp_path / "tiny.txt.gz"
     gz.write_bytes(gzip.compress(glove_file.read_bytes()))
@@ -79,7 +107,7 @@ def test_cache_is_rebuilt_when_the_source_changes(glove_file, cache_dir):
     assert report.built and report.cache != old
     assert kv["cat"][0] == pytest.approx(9.0)
     assert not old.exists()  # the stale cache is removed
-    assert [p.name for p in cache_dir.iterdir()] == [report.cache.name]
+    assert [p.name for p in cache_dir.iterdir() if not p.name.startswith(".")] == [report.cache.name]  # and its lock
 
 
 def test_damaged_cache_is_rebuilt(glove_file, capsys):
@@ -159,7 +187,7 @@ def test_corrupt_files_are_clear_errors(tmp_path, cache_dir, name, content, prob
     with pytest.raises(DataError, match=problem) as error:
         load_vectors(path, tmp_path, progress=False)
     assert str(error.value).startswith(str(path))
-    assert not cache_dir.exists() or not any(cache_dir.iterdir())  # nothing cached
+    assert not cache_dir.exists() or not [p for p in cache_dir.iterdir() if not p.name.startswith(".")]  # only the lock
 
 
 # --- the embedding matrix ----------------------------------------------------------------------

@@ -79,3 +79,40 @@ def test_control_and_bidi_characters_are_printed_escaped(run):
 def test_emoji_and_accents_are_shown_as_they_are():
     family = "famille 👨\u200d👩\u200d👧 café"  # zero-width joiners are not controls a terminal acts on
     assert shown(family) == family
+
+
+def test_a_csv_input_is_read_as_records_not_lines(run, tmp_path):
+    """The header is no text, the label column stays out of the texts, and a quoted field over two
+    lines is one text (escaped \\n in the table)."""
+    path = tmp_path / "mine.csv"
+    path.write_text('id,tweet,label\n1,coffee exam yeah right,1\n2,"traffic is fine\non monday",0\n')
+    result = predict(run, "--input", str(path), "--text-col", "tweet")
+    assert result.exit_code == 0, result.output
+    assert [line.split("\t")[2] for line in result.stdout.splitlines()[1:]] == [
+        "coffee exam yeah right", "traffic is fine\\non monday"]
+    jsonl = tmp_path / "mine.jsonl"
+    jsonl.write_text('{"text": "coffee exam yeah right"}\n{"text": "traffic is fine"}\n')
+    rows = json.loads(predict(run, "--json", "--input", str(jsonl)).stdout)
+    assert [row["text"] for row in rows] == ["coffee exam yeah right", "traffic is fine"]
+
+
+def test_a_txt_input_is_one_text_per_line_and_other_files_are_refused_in_one_line(run, tmp_path):
+    lines = tmp_path / "texts.txt"
+    lines.write_text("id,text\ncoffee exam yeah right\n\n")
+    result = predict(run, "--input", str(lines))
+    assert [line.split("\t")[2] for line in result.stdout.splitlines()[1:]] == ["id,text", "coffee exam yeah right"]
+    assert predict(run, "--input", str(lines), "--text-col", "tweet").exit_code == 1
+    other = tmp_path / "texts.md"
+    other.write_text("coffee\n")
+    refused = predict(run, "--input", str(other))
+    assert refused.exit_code == 1 and "unsupported file type .md" in refused.stderr
+    missing = tmp_path / "mine.csv"
+    missing.write_text("tweet\ncoffee\n")
+    refused = predict(run, "--input", str(missing))
+    assert refused.exit_code == 1 and "text" in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+
+def test_a_typed_backslash_t_and_a_real_tab_print_differently(run):
+    result = predict(run, "--text", "a\\tb", "--text", "a\tb")
+    typed, real = (line.split("\t")[2] for line in result.stdout.splitlines()[1:])
+    assert (typed, real) == ("a\\\\tb", "a\\tb")

@@ -104,6 +104,20 @@ def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recor
                                                           "missing": [], "failed_runs": []})
 
 
+def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_two_sweeps(tmp_path):
+    runs = [tmp_path / "seed-0", tmp_path / "seed-1"]
+    for run in runs:
+        run.mkdir()
+    scored = [_scored(run, "p", [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) for run in runs]
+    for run, setup, started in zip(runs, (30.0, 2.0), ("2026-11-20T10:00:00Z", "2026-11-21T09:00:00Z")):
+        (run / "metrics.json").write_text(json.dumps({"train_seconds": 50.0, "setup_seconds": setup}))
+        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 1.0}}))
+    markdown = _report(summarise(BenchCell("table7", "iSarcasm", scored[:1], {"other": scored}), "cand", "bootstrap", 50))
+    assert "| 50 s (+16 s one-time) |" in markdown
+    assert ("The costs of this table come from 2 sweeps (2026-11-20 10:00 UTC, --jobs 2, load 1.0; "
+            "2026-11-21 09:00 UTC, --jobs 2, load 1.0)") in markdown
+
+
 def _report(summary: dict) -> str:
     return benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
                                "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})

@@ -26,6 +26,10 @@ def test_two_jobs_give_the_numbers_of_one(tmp_path):
     assert [c["metrics"] for c in together["cells"]] == [c["metrics"] for c in alone["cells"]]
     assert [c["model"] for c in together["cells"]] == ["lstm", "cnn"]  # the experiment's order, not finishing order
     assert output.output.count("F1(sarcastic)") == 2  # one summary line per cell
+    for folder, jobs in (("one", 1), ("two", 2)):  # every run records the sweep its workers belonged to
+        sweeps = {json.dumps(json.loads(config.read_text())["sweep"], sort_keys=True)
+                  for config in (tmp_path / folder / "runs").rglob("config.json")}
+        assert len(sweeps) == 1 and json.loads(sweeps.pop())["jobs"] == jobs
     again, _ = reproduce(tmp_path, experiment, "two", jobs=2)
     assert again.output.count("2 reused") == 2
 

@@ -194,3 +194,30 @@ def test_a_linear_models_weights_are_counted_and_other_estimators_are_not():
     features = pipeline.steps[0][1].transform(texts[:1]).shape[1]
     assert fitted_weights(pipeline) == features + 1  # a weight per feature and the intercept (binary)
     assert fitted_weights(DummyClassifier().fit(texts, labels)) is None  # no coef_: nothing to count
+
+
+def test_an_estimators_run_keeps_its_model_for_evaluate_and_a_run_without_one_is_passed_over(tmp_path, caplog):
+    corpus = write_corpus(tmp_path / "toy.csv")
+    data = load_corpus(str(corpus), tmp_path, split_col="split")
+    load_estimator("svm-kept", EXAMPLE)
+    runs = {name: score_run(plan_run(RunSpec(data.name, name), data, tmp_path), RunPlace(tmp_path / "runs" / name))
+            for name in ("svm-kept", "all-sarcastic")}
+    kept = json.loads((runs["svm-kept"].directory / "entrant.json").read_text())["model"]
+    saved = runs["svm-kept"].directory / kept["file"]
+    assert kept == {"file": "estimator.joblib", "format": "joblib",
+                    "sha256": hashlib.sha256(saved.read_bytes()).hexdigest()}
+    evaluate = ["evaluate", *(str(run.directory) for run in runs.values()), "--corpus", str(corpus),
+                "--split-col", "split", "--json"]
+    with caplog.at_level("WARNING"):
+        result = CliRunner().invoke(main, evaluate)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["test"] == runs["svm-kept"].metrics["test"]  # its own test split, again
+    passed = [r.getMessage() for r in caplog.records if "passed over" in r.getMessage()]
+    assert len(passed) == 1 and "passed over 1 run that keeps no model" in passed[0]
+    alone = CliRunner().invoke(main, evaluate[:1] + [str(runs["all-sarcastic"].directory)] + evaluate[3:])
+    assert alone.exit_code == 1 and "keeps no model to load" in alone.stderr
+    predicted = CliRunner().invoke(main, ["predict", str(runs["svm-kept"].directory), "--text", "oh great, traffic"])
+    assert predicted.exit_code == 0 and predicted.stdout.splitlines()[0] == "label\tp_sarcastic\ttext"
+    saved.write_bytes(saved.read_bytes() + b"\0")  # damaged or swapped: never unpickled
+    refused = CliRunner().invoke(main, evaluate[:2] + evaluate[3:])
+    assert refused.exit_code == 1 and "its sha256 is not the one entrant.json recorded" in refused.stderr

@@ -68,6 +68,20 @@ def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys
     assert "earlier t results moved to" in capsys.readouterr().err
 
 
+def test_under_q_the_moved_results_line_is_not_printed(tmp_path, capsys):
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # what -q sets: results and errors only
+    try:
+        for _ in range(2):
+            write_result_files({"experiment": "t"}, tmp_path, None, "# t\n")
+    finally:
+        root.setLevel(level)
+    assert (tmp_path / "previous").is_dir() and capsys.readouterr().err == ""
+
+
 def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones(tmp_path):
     old = os.umask(0o022)
     try:
@@ -126,6 +140,20 @@ def _claim_and_touch(target: str, flag: str) -> None:
 
     with run_claim(Path(target)):
         Path(flag).touch()
+
+
+def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_still_read(tmp_path):
+    import numpy as np
+
+    from experiments.runs.store import predictions_tsv, read_predictions
+
+    text = predictions_tsv(["a", "b"], np.eye(2), np.array([[0.9, 0.1], [0.2, 0.8]]), False)
+    assert text.splitlines()[0] == "id\tgold\tp_not_sarcastic\tp_sarcastic"
+    assert predictions_tsv(["a"], np.eye(3)[:1], np.array([[0.5, 0.3, 0.2]]), False).startswith("id\tgold\tp_0\tp_1\tp_2\n")
+    new, old = tmp_path / "new.tsv", tmp_path / "old.tsv"
+    new.write_text(text)
+    old.write_text(text.replace("p_not_sarcastic\tp_sarcastic", "prob_0\tprob_1"))  # written before the rename
+    assert np.array_equal(read_predictions(new).probabilities, read_predictions(old).probabilities)
 
 
 def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
