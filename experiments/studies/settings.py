@@ -15,7 +15,7 @@ from experiments.runs.protocol import TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask, capped_jobs
 from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec, RunStore
-from experiments.runs.store import RunState, lookup
+from experiments.runs.store import CONFIG, RunState, lookup, read_json
 from experiments.runs.training import finished_run
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
@@ -134,8 +134,14 @@ class Settings:
         """``result`` with every run folder that is not on this machine replaced by the verified reference
         run of the same key (a results file made elsewhere names the folders of the machine that made
         it); one that the set does not hold stays as it is, for the reader to report."""
+        trained = _trained(result.get("train"))
+
         def local(run: str) -> str:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
+            if shipped and trained is not None and _trained(read_json(shipped / CONFIG).get("train")) != trained:
+                raise IsarcasmError(f"{result['experiment']}: the reference run {key_of(Path(run))} was trained with "
+                                    "other settings than this results file's runs (e.g. another --engine), so it "
+                                    "cannot stand in for them; reproduce the experiment here to report on its runs")
             return str(shipped or run)
         return {**result, "cells": [{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell
                                     for cell in result["cells"]]}
@@ -181,3 +187,13 @@ class Settings:
             raise IsarcasmError("--context: none of the chosen models reads tokens alone; leave out --context or "
                                 "choose such models with --models")
         return kept
+
+
+def _trained(train: dict | None) -> dict | None:
+    """The identity of the runs behind training settings as a results file or a run's config.json records
+    them (:meth:`TrainConfig.identity` of their trajectory); a results file written before the fast engine
+    has no ``engine``: its runs are the exact engine's.  None when the file records no settings."""
+    if not train:
+        return None
+    config = TrainConfig.from_dict({"engine": "exact", **train}, "training settings", ignore_unknown=True)
+    return config.trained().identity()

@@ -114,6 +114,20 @@ def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewh
     assert "2 of 2 runs from the reference set" in shown.output
 
 
+def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_keys(shipped):
+    """A results file written before the fast engine (no ``engine`` in its settings: the exact engine)
+    names the same keys as a fast reference set; its reports refuse rather than rescore other runs."""
+    from preprocessing.errors import IsarcasmError
+
+    root, _ = shipped
+    result = json.loads((root / "results" / "toy.json").read_text())
+    older = {**result, "train": {k: v for k, v in result["train"].items() if k != "engine"},
+             "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}" for run in cell["runs"]]}
+                       for cell in result["cells"]]}
+    with pytest.raises(IsarcasmError, match="other settings than this results file"):
+        settings_of(root, root / "report-store", root / "ref").localised(older)
+
+
 @pytest.fixture
 def changed_data(shipped):
     """Change the toy corpus in place for one test; restored after it."""
