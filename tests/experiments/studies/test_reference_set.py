@@ -115,13 +115,13 @@ def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewh
 
 
 def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_keys(shipped):
-    """A results file written before the fast engine (no ``engine`` in its settings: the exact engine)
-    names the same keys as a fast reference set; its reports refuse rather than rescore other runs."""
+    """A results file whose runs were trained with other settings (here the fast engine) than the shipped
+    runs of the same keys (the exact engine's): its reports refuse rather than rescore other runs."""
     from preprocessing.errors import IsarcasmError
 
     root, _ = shipped
     result = json.loads((root / "results" / "toy.json").read_text())
-    older = {**result, "train": {k: v for k, v in result["train"].items() if k != "engine"},
+    older = {**result, "train": {**result["train"], "engine": "fast"},
              "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}" for run in cell["runs"]]}
                        for cell in result["cells"]]}
     with pytest.raises(IsarcasmError, match="other settings than this results file"):
