@@ -60,6 +60,17 @@ def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_s
     return keras.tree.map_structure(lambda values: np.asarray(values)[restore], joined)
 
 
+def predict_rows(model: keras.Model, inputs: dict[str, np.ndarray], by_length: bool):
+    """What ``model`` predicts for ``inputs``: on length-sorted batches cut to their longest text
+    (:func:`predict_by_length`, the fast engine's way), or on Keras' padded batches of 256."""
+    return predict_by_length(model, inputs) if by_length else model.predict(inputs, batch_size=256, verbose=0)
+
+
+def batches_per_epoch(size: int, batch_size: int) -> int:
+    """How many batches Keras' shuffled batching makes of ``size`` texts (the last one may be short)."""
+    return -(-size // batch_size)
+
+
 class LengthBuckets(keras.utils.PyDataset):
     """Training batches of texts of similar length, each cut to its longest text: the
     ``--batching bucket`` variant.
@@ -125,7 +136,7 @@ class ClassRatioBatches(keras.utils.PyDataset):
     def __init__(self, x: dict[str, np.ndarray], y, labels: np.ndarray, batch_size: int, seed: int):
         super().__init__()
         self.x, self.y, self.labels = x, y, np.asarray(labels)
-        self.count = -(-len(self.labels) // batch_size)  # batches per epoch, as Keras' shuffled batches
+        self.count = batches_per_epoch(len(self.labels), batch_size)
         self.rng = np.random.default_rng(seed)
         self.batches: list[np.ndarray] = []
         self.on_epoch_end()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-from baselines.batching import predict_by_length
+from baselines.batching import predict_rows
 from baselines.common import main_output
 from baselines.config import MAIN_OUTPUT
 from experiments.runs.metrics import NonFinite, main_metric_for, require_finite
@@ -135,8 +135,7 @@ class EpochRecorder(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         for split, values in self.probabilities.items():
-            outputs = (predict_by_length(self.model, self.inputs[split]) if self.logs else
-                       self.model.predict(self.inputs[split], batch_size=256, verbose=0))
+            outputs = predict_rows(self.model, self.inputs[split], by_length=self.logs is not None)
             values.append(require_finite(main_output(outputs), f"{split} probabilities in epoch {epoch + 1}"))
             if self.logs and split == "validation" and logs is not None:
                 logs.update(self.logs.of(outputs, self.gold["validation"]))

@@ -398,8 +398,9 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
+    pieces = _pieces(train)  # one update per batch: the optimizer sums its pieces' gradients
     optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm,
-                                      gradient_accumulation_steps=_pieces(train) if _pieces(train) > 1 else None)
+                                      gradient_accumulation_steps=pieces if pieces > 1 else None)
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -439,7 +440,8 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     select_on, multi_label = train.select_on, plan.dataset.multi_label
     recorder = EpochRecorder({name: data.x[name] for name in ("validation", "test")},
                              {name: data.y[name] for name in ("validation", "test")},
-                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold, select_on=select_on,
+                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold,
+                             select_on=select_on,
                              logs=ValidationLogs(keeper.monitor, data.y_fit["validation"], multi_label, select_on)
                              if fast else None)
     # The fast engine's recorder logs what the keeper reads; the exact engine keeps the order of its runs.
@@ -471,17 +473,17 @@ def _batches(plan: _Plan, data: _Data):
     class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
     carry them in their row weights)."""
     from baselines.batching import (  # loads TensorFlow: only when a model is trained
-        ClassRatioBatches, LengthBuckets, SplitBatches, class_ratio_rows, shuffled_rows)
+        ClassRatioBatches, LengthBuckets, SplitBatches, batches_per_epoch, class_ratio_rows, shuffled_rows)
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
     weights = class_weights(labels, data.y["train"].shape[1]) if train.class_weight == "balanced" else None
     if train.batching == "bucket":
         return LengthBuckets(x, y, train.batch_size, plan.seed), weights
-    count = -(-len(labels) // train.batch_size)  # batches per epoch, as Keras' shuffled batches
     if train.engine == "exact":
         return (ClassRatioBatches(x, y, labels, train.batch_size, plan.seed)
                 if train.batching == "class-ratio" else None), weights
+    count = batches_per_epoch(len(labels), train.batch_size)
     draw = (partial(class_ratio_rows, labels=labels, count=count) if train.batching == "class-ratio" else
             partial(shuffled_rows, size=len(labels), batch_size=train.batch_size))
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
@@ -492,20 +494,16 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
     from baselines import main_output  # loads TensorFlow: only when a model is needed
-    from baselines.batching import predict_by_length
+    from baselines.batching import predict_rows
 
     dataset, train, multi_label, network = plan.dataset, plan.train, plan.dataset.multi_label, built.network
     trajectory = fitted.recorder.trajectory()
     threshold = train.threshold
     if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
         threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on).threshold
-    def predict(split: str):  # the fast engine predicts as its record did: length-sorted, cut batches
-        if train.engine == "fast":
-            return predict_by_length(network, data.x[split])
-        return network.predict(data.x[split], batch_size=256, verbose=0)
-
-    probabilities = {"validation": main_output(predict("validation"))}
-    test, test_seconds = timed(lambda: predict("test"))
+    by_length = train.engine == "fast"  # each engine predicts as its per-epoch record did
+    probabilities = {"validation": main_output(predict_rows(network, data.x["validation"], by_length))}
+    test, test_seconds = timed(lambda: predict_rows(network, data.x["test"], by_length))
     probabilities["test"] = main_output(test)
     metrics = {
         "config_hash": plan.config_hash,
