@@ -17,6 +17,9 @@ included), training examples/s over the later epochs (median), prediction exampl
 (median, after a warm-up pass), then the fastest backend per model.
 
 Usage: ``python benchmarks/backend_throughput.py [--models lstm,cnn] [--epochs 4] [--backends tensorflow,jax,torch]``.
+A machine without the corpus or spaCy (a lent GPU machine) reads the arrays made here:
+``--save-inputs isarcasm.npz`` here, ``--inputs isarcasm.npz --backends jax,torch`` there; only
+Keras, the backend and numpy are needed there.
 Timings depend on the machine and its load: the header prints both.
 """
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments.cli.options import table  # noqa: E402
+from experiments.reports.format import table  # noqa: E402
 
 BACKENDS = ("tensorflow", "jax", "torch")
 MODELS = ("lstm", "att-lstm", "cnn", "3cnn", "siarn", "miarn", "dense-lstm")
@@ -100,7 +103,11 @@ def worker(data_path: str) -> None:
         torch.set_num_interop_threads(1)
     from baselines import MODELS as REGISTRY
     from baselines import ModelConfig, build_model
-    from experiments.runs.selection import selection_metric
+    try:
+        from experiments.runs.selection import selection_metric  # the F1 a real run logs
+        metric = selection_metric(2)
+    except ImportError:  # a lent GPU machine without scikit-learn: Keras' F1, the same per-batch work
+        metric = keras.metrics.F1Score(average=None, name="f1")
 
     loaded = np.load(data_path)
     sizes = json.loads(str(loaded["sizes"]))
@@ -119,7 +126,7 @@ def worker(data_path: str) -> None:
             inputs = {key: loaded[key] for key in spec.inputs}
             model = build_model(spec.name, ModelConfig(**sizes))
             model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-3), loss="categorical_crossentropy",
-                          metrics=[selection_metric(2)])
+                          metrics=[metric])
         elif command["do"] == "epoch":
             model.fit(inputs, labels, batch_size=TRAIN_BATCH, epochs=1, shuffle=True, verbose=0)
         elif command["do"] == "predict":
@@ -180,6 +187,16 @@ def measure(model: str, workers: list[Worker], epochs: int, predictions: int) ->
     return times
 
 
+def accelerator() -> str:
+    """The GPU the backends can use, as ``nvidia-smi`` names it, or "no GPU"."""
+    try:
+        found = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                               text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        found = ""
+    return found.replace("\n", " + ") or "no GPU"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
@@ -187,6 +204,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=4, help="epochs per model and backend, the first one included")
     parser.add_argument("--predictions", type=int, default=3, help="timed prediction passes (after a warm-up)")
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--inputs", type=Path, help="arrays saved by --save-inputs (instead of the corpus)")
+    parser.add_argument("--save-inputs", type=Path, help="save the arrays for --inputs elsewhere, then stop")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -194,10 +213,17 @@ def main() -> None:
     if args.epochs < 2:
         parser.error("--epochs must be at least 2: the first epoch is timed on its own")
 
-    if (args.data_dir / "isarcasm").is_dir():
+    if args.inputs:
+        saved = np.load(args.inputs)
+        arrays = {key: saved[key] for key in saved.files if key not in ("labels", "sizes", "source")}
+        labels, sizes, source = saved["labels"], json.loads(str(saved["sizes"])), str(saved["source"])
+    elif (args.data_dir / "isarcasm").is_dir():
         arrays, labels, sizes, source = real_inputs(args.data_dir)
     else:
         arrays, labels, sizes, source = synthetic_inputs()
+    if args.save_inputs:
+        np.savez_compressed(args.save_inputs, labels=labels, sizes=json.dumps(sizes), source=source, **arrays)
+        return print(f"saved {len(labels)} examples of {source} to {args.save_inputs}")
     with tempfile.TemporaryDirectory() as folder:
         data_path = Path(folder) / "data.npz"
         np.savez(data_path, labels=labels, sizes=json.dumps(sizes), **arrays)
@@ -207,7 +233,7 @@ def main() -> None:
                   f"batch {TRAIN_BATCH} (train) / {PREDICT_BATCH} (predict); {args.epochs} epochs, "
                   f"{args.predictions} prediction passes; one thread per backend; "
                   + ", ".join(f"{w.backend} {w.ready['version']}" for w in workers)
-                  + f"; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+                  + f"; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {accelerator()}, "
                   f"load average before {os.getloadavg()[0]:.2f}", flush=True)
             rows, fastest, started = [], [], time.time()
             for model in args.models.split(","):

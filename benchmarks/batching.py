@@ -22,7 +22,7 @@ import numpy as np
 
 from baselines import MODELS, ModelConfig, build_model
 from baselines.batching import LengthBuckets, used_length
-from experiments.cli.options import table
+from experiments.reports.format import table
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.protocol import make_splits
 from preprocessing.config import PreprocessConfig

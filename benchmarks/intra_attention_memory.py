@@ -62,7 +62,7 @@ def main() -> None:
         print(json.dumps(run_one(args.child[0], int(args.child[1]), args.batch, args.length)))
         return
 
-    from experiments.cli.options import table
+    from experiments.reports.format import table
 
     runs = [("lstm", 1), ("siarn", 1)] + [("miarn", int(k)) for k in args.k.split(",")]
     rows = []

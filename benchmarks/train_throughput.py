@@ -24,7 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from baselines import MODELS, ModelConfig, build_model
-from experiments.cli.options import table
+from experiments.reports.format import table
 
 LEXICON_DIM = 43  # the width of all declared lexicons' features
 

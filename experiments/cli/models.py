@@ -5,7 +5,8 @@ import math
 
 import click
 
-from experiments.cli.options import echo_json, json_option, table
+from experiments.cli.options import echo_json, json_option
+from experiments.reports.format import table
 from preprocessing.lexicons import LEXICONS
 
 

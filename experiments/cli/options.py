@@ -77,22 +77,6 @@ def json_option(func):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(func)
 
 
-def table(rows: list[list[str]], header: list[str]) -> str:
-    """A plain aligned text table (right-aligned numbers)."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    def fmt(row):
-        return "  ".join(
-            str(c).rjust(w) if _numeric(c) else str(c).ljust(w) for c, w in zip(row, widths)
-        ).rstrip()
-    lines = [fmt(header), "  ".join("-" * w for w in widths)]
-    return "\n".join(lines + [fmt(r) for r in rows])
-
-
-def _numeric(value) -> bool:
-    text = str(value).replace(",", "").replace("%", "").replace(".", "", 1).lstrip("-")
-    return text.isdigit()
-
-
 def jobs_option(func):
     """Where the runs of a command that trains many (reproduce, cross-eval, benchmark) are trained:
     ``--jobs`` on this machine, or ``--executor ray`` on a Ray cluster (see experiments/runs/scheduler.py
