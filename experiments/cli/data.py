@@ -14,8 +14,8 @@ from experiments.cli.options import (
     file_corpus_options,
     json_option,
     open_corpus,
-    table,
 )
+from experiments.reports.format import table
 from preprocessing.corpora import load_corpus, packages, require_data_dir
 from preprocessing.errors import IsarcasmError
 from preprocessing.fetch import FileStatus, fetch, verify
