@@ -14,6 +14,8 @@ would save little: a random batch of 128 tweets nearly always holds one of full 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import keras
 import numpy as np
 
@@ -121,22 +123,64 @@ def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -
     return [rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(count)]
 
 
-class ClassRatioBatches(keras.utils.PyDataset):
-    """Training batches that each keep the training split's class ratio: the ``--batching class-ratio``
-    variant, after the iSarcasm authors' code (silviu-oprea/sarcasm-cronos,
-    src/data_and_resources_acl.py, ``get_data_gen``), which fills every batch with a fixed number of
-    sarcastic and non-sarcastic tweets.
+def class_quotas(counts: np.ndarray, batch_size: int) -> np.ndarray:
+    """Texts of each class in a batch of the authors' (silviu-oprea/sarcasm-cronos,
+    src/data_and_resources_acl.py:54-61): each class's share of ``batch_size`` rounded down, and what
+    rounding leaves to the first class (label 0, the non-sarcastic one).  Computed in integers."""
+    quotas = batch_size * counts // counts.sum()
+    quotas[0] += batch_size - quotas.sum()
+    return quotas
 
-    Every epoch each class's texts are shuffled with the run's seed and dealt over the batches in
-    equal parts, so a batch holds its class's share to within one text; the rows of a batch are
-    shuffled too.  (The authors' batches are formed once, in database order; these are redrawn each
-    epoch, as Keras' shuffled batches are.)  Batches are padded to ``max_len`` like the paper's.
-    """
 
-    def __init__(self, x: dict[str, np.ndarray], y, labels: np.ndarray, batch_size: int, seed: int):
+def corpus_order_stream(labels: np.ndarray, order: np.ndarray, batch_size: int) -> np.ndarray:
+    """The training rows in the order the authors' generator reads them (src/data_and_resources_acl.py:65-106):
+    cycles of each class's quota (:func:`class_quotas`), the sarcastic class first, each class's texts
+    in corpus order (``order``: a row's position in the corpus); once a class cannot fill its quota,
+    a last cycle takes what each class has up to its quota, then every text left, class by class."""
+    classes = np.unique(labels)[::-1]
+    queues = [np.flatnonzero(labels == label) for label in classes]
+    queues = [rows[np.argsort(order[rows], kind="stable")] for rows in queues]
+    quotas = class_quotas(np.array([len(rows) for rows in queues]), batch_size)[::-1]
+    cycles = min(len(rows) // quota for rows, quota in zip(queues, quotas) if quota)
+    full = [rows[cycle * quota:(cycle + 1) * quota] for cycle in range(cycles) for rows, quota in zip(queues, quotas)]
+    last = [rows[cycles * quota:(cycles + 1) * quota] for rows, quota in zip(queues, quotas)]
+    left = [rows[(cycles + 1) * quota:] for rows, quota in zip(queues, quotas)]
+    return np.concatenate([*full, *last, *left])
+
+
+def class_ratio_once_rows(rng: np.random.Generator, labels: np.ndarray, order: np.ndarray,
+                          batch_size: int) -> list[np.ndarray]:
+    """The authors' class-ratio batches (``--batching class-ratio-once``), formed once for the whole run
+    (src/data_and_resources_acl.py:280-307, called once at :381-382; src/main.py:229-230 trains every
+    epoch on the same list): the rows of :func:`corpus_order_stream`, the last batch topped up with
+    texts drawn at random from the whole training split (without replacement while it has enough),
+    cut into batches of ``batch_size`` in that order, and the rows of each batch shuffled.  Every text
+    is in a batch.  (When the texts fill a whole number of batches the authors' expression at :284
+    adds a whole batch of duplicates; here none is added.)"""
+    stream = corpus_order_stream(labels, order, batch_size)
+    short = -len(stream) % batch_size
+    stream = np.concatenate([stream, rng.choice(len(stream), short, replace=short > len(stream))])
+    return [rng.permutation(rows) for rows in np.split(stream, len(stream) // batch_size)]
+
+
+def formed_once(draw):
+    """A draw of batches (``draw(rng)``) that gives its first batches every epoch after."""
+    batches: list[np.ndarray] = []
+
+    def the_same(rng: np.random.Generator) -> list[np.ndarray]:
+        if not batches:
+            batches.extend(draw(rng))
+        return batches
+    return the_same
+
+
+class PaddedBatches(keras.utils.PyDataset):
+    """Training batches of the rows ``draw(rng)`` gives every epoch (``rng`` seeded with the run's seed),
+    padded to ``max_len`` like Keras' shuffled batches: the exact engine's class-ratio batches."""
+
+    def __init__(self, x: dict[str, np.ndarray], y, draw, seed: int):
         super().__init__()
-        self.x, self.y, self.labels = x, y, np.asarray(labels)
-        self.count = batches_per_epoch(len(self.labels), batch_size)
+        self.x, self.y, self.draw = x, y, draw
         self.rng = np.random.default_rng(seed)
         self.batches: list[np.ndarray] = []
         self.on_epoch_end()
@@ -149,7 +193,25 @@ class ClassRatioBatches(keras.utils.PyDataset):
         return take_rows(self.x, rows, cut=()), keras.tree.map_structure(lambda targets: targets[rows], self.y)
 
     def on_epoch_end(self) -> None:
-        self.batches = class_ratio_rows(self.rng, self.labels, self.count)
+        self.batches = self.draw(self.rng)
+
+
+class ClassRatioBatches(PaddedBatches):
+    """Training batches that each keep the training split's class ratio: the ``--batching class-ratio``
+    variant, after the iSarcasm authors' code (silviu-oprea/sarcasm-cronos,
+    src/data_and_resources_acl.py, ``get_data_gen``), which fills every batch with a fixed number of
+    sarcastic and non-sarcastic tweets.
+
+    Every epoch each class's texts are shuffled with the run's seed and dealt over the batches in
+    equal parts, so a batch holds its class's share to within one text; the rows of a batch are
+    shuffled too.  (The authors' batches are formed once, in database order: ``--batching
+    class-ratio-once``, :func:`class_ratio_once_rows`; these are redrawn each epoch, as Keras' shuffled
+    batches are.)  Batches are padded to ``max_len`` like the paper's.
+    """
+
+    def __init__(self, x: dict[str, np.ndarray], y, labels: np.ndarray, batch_size: int, seed: int):
+        count = batches_per_epoch(len(labels), batch_size)
+        super().__init__(x, y, partial(class_ratio_rows, labels=np.asarray(labels), count=count), seed)
 
 
 def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[np.ndarray]:

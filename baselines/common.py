@@ -16,6 +16,7 @@ from keras import layers
 from preprocessing.errors import IsarcasmError
 
 from .config import MAIN_OUTPUT, ModelConfig
+from .layers import RandomStateLSTM
 
 
 def tokens_input(config: ModelConfig):
@@ -64,8 +65,9 @@ def embedding_layer(config: ModelConfig, matrix: np.ndarray | None, trainable: b
     return layer
 
 
-def masked_lstm(units: int, name: str, return_sequences: bool = False) -> layers.LSTM:
-    """An LSTM that honours any padding mask, on any device.
+def masked_lstm(config: ModelConfig, name: str, return_sequences: bool = False) -> layers.LSTM:
+    """An LSTM of ``config.hidden`` units that honours any padding mask, on any device, starting from
+    ``config.initial_state`` (zeros, or :class:`RandomStateLSTM`'s random state).
 
     Keras' cuDNN kernel only accepts masks of right-padded rows with at least
     one real step, and fails inside the compiled graph otherwise.  Our texts are
@@ -74,7 +76,8 @@ def masked_lstm(units: int, name: str, return_sequences: bool = False) -> layers
     generic kernel is always used.  On the CPU this is the kernel Keras uses
     anyway, so results do not change.
     """
-    return layers.LSTM(units, return_sequences=return_sequences, use_cudnn=False, name=name)
+    lstm = RandomStateLSTM if config.initial_state == "random" else layers.LSTM
+    return lstm(config.hidden, return_sequences=return_sequences, use_cudnn=False, name=name)
 
 
 def main_output(outputs):

@@ -14,6 +14,8 @@ from preprocessing.errors import IsarcasmError
 
 #: The name of the main (sarcasm) output when a model has auxiliary heads.
 MAIN_OUTPUT = "label"
+#: An LSTM's initial state: Keras' zeros, or the iSarcasm authors' random one (see ``ModelConfig.initial_state``).
+INITIAL_STATES = ("zeros", "random")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class ModelConfig:
     #: Length of the dialogue-context input; 0: the model reads the text alone
     #: (see :func:`baselines.registry.build_model`).
     context_len: int = 0
+    #: Every LSTM's initial state: "zeros", or "random": uniform in ±0.01, drawn anew for every batch, in
+    #: training and prediction alike (:class:`baselines.layers.RandomStateLSTM`).
+    initial_state: str = "zeros"
 
     def __post_init__(self):
         for name in ("vocab_size", "max_len", "embedding_dim", "hidden", "filters", "attention_size", "k",
@@ -60,6 +65,8 @@ class ModelConfig:
                  f"model config: context_len must be a non-negative integer, got {self.context_len!r}")
         _require(self.dropout is None or (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1),
                  f"model config: dropout must be in [0, 1), got {self.dropout!r}")
+        _require(self.initial_state in INITIAL_STATES,
+                 f"model config: initial_state must be one of {', '.join(INITIAL_STATES)}, got {self.initial_state!r}")
         for head, classes in self.aux_heads.items():
             _require(head != MAIN_OUTPUT and head.isidentifier(),
                      f"model config: auxiliary head name {head!r} must be an identifier other than '{MAIN_OUTPUT}'")

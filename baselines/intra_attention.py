@@ -18,7 +18,7 @@ PAPER = "Tay et al. 2018"
 
 def intra_attention_features(encoded: Encoded, config: ModelConfig, attention: IntraAttention):
     intra = attention(encoded.embedded)
-    last_state = masked_lstm(config.hidden, name="lstm")(encoded.embedded)
+    last_state = masked_lstm(config, name="lstm")(encoded.embedded)
     joined = layers.Concatenate(name="joined")([intra, last_state])
     return layers.Dense(config.hidden, activation="relu", name="projection")(joined)
 

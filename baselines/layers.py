@@ -201,3 +201,28 @@ class MultiIntraAttention(IntraAttention):
 
     def get_config(self):
         return {**super().get_config(), "k": self.k}
+
+
+#: Half-width of the random initial LSTM state: the iSarcasm authors' ±0.01 (sarcasm-cronos src/main.py:135-138).
+INITIAL_STATE_SCALE = 0.01
+
+
+@serializable
+class RandomStateLSTM(layers.LSTM):
+    """An LSTM whose initial state (h and c) is drawn uniformly in ±0.01 for every batch it reads, in
+    training and in prediction alike: the iSarcasm authors' code (silviu-oprea/sarcasm-cronos, commit
+    da1b493: ``get_feed_dict`` draws both for every training and evaluation batch, src/main.py:134-138,
+    and the LSTM starts from them, src/model.py:219-224).  Keras' LSTM starts from zeros.
+
+    The draws come from the cell's own seed generator (it serves LSTM dropout, which the baselines
+    leave at 0), so the layer draws no other random number than Keras' LSTM when it is built: the
+    same seed gives the same initial weights as with zeros, and the same draws, batch after batch
+    (the generator's state is not a weight: setting or loading weights leaves it where it is).
+    """
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        if initial_state is None:
+            shape = (ops.shape(sequences)[0], self.units)
+            initial_state = [keras.random.uniform(shape, -INITIAL_STATE_SCALE, INITIAL_STATE_SCALE,
+                                                  seed=self.cell.seed_generator) for _ in ("h", "c")]
+        return super().call(sequences, initial_state=initial_state, mask=mask, training=training)

@@ -16,13 +16,13 @@ from .registry import register_model
 @register_model("lstm", paper="LSTM (one layer, 100 units; as configured by Oprea & Magdy 2020)")
 def lstm(encoded: Encoded, config: ModelConfig):
     """The last LSTM state is the tweet's representation."""
-    return masked_lstm(config.hidden, name="lstm")(encoded.embedded)
+    return masked_lstm(config, name="lstm")(encoded.embedded)
 
 
 @register_model("att-lstm", paper="LSTM + additive attention (Yang et al. 2016)", cost=1.15)
 def attention_lstm(encoded: Encoded, config: ModelConfig):
     """The attention-weighted sum of all LSTM states replaces the last state."""
-    states = masked_lstm(config.hidden, name="lstm", return_sequences=True)(encoded.embedded)
+    states = masked_lstm(config, name="lstm", return_sequences=True)(encoded.embedded)
     return AdditiveAttentionPooling(config.attention_size, name="attention")(states)
 
 
@@ -38,9 +38,9 @@ def dense_lstm(encoded: Encoded, config: ModelConfig):
     """
     sequence = encoded.embedded
     for index in range(1, config.dense_layers):
-        output = masked_lstm(config.hidden, name=f"lstm_{index}", return_sequences=True)(sequence)
+        output = masked_lstm(config, name=f"lstm_{index}", return_sequences=True)(sequence)
         sequence = layers.Concatenate(name=f"dense_{index}")([sequence, output])
-    final = masked_lstm(config.hidden, name=f"lstm_{config.dense_layers}")(sequence)
+    final = masked_lstm(config, name=f"lstm_{config.dense_layers}")(sequence)
     frozen = embedding_layer(config, encoded.embedding_matrix, trainable=False, name="pretrained_embedding")
     tweet_vector = MaskedGlobalAveragePooling1D(name="mean_word_vector")(frozen(encoded.inputs["tokens"]))
     return layers.Concatenate(name="features")([final, tweet_vector, encoded.inputs["lexicon"]])

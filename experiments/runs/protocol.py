@@ -33,8 +33,15 @@ CONTEXTS = ("none", "last", "all")
 SELECT_ON = ("default", "macro-f1")
 #: How training texts are batched: "shuffled" (Keras' shuffled batches, padded to max_len: the paper's),
 #: "bucket" (texts of similar length together, each batch cut to its longest text: faster, a variant) or
-#: "class-ratio" (every batch keeps the training split's class ratio: the iSarcasm authors' code).
-BATCHINGS = ("shuffled", "bucket", "class-ratio")
+#: "class-ratio" (every batch keeps the training split's class ratio, redrawn each epoch: after the iSarcasm
+#: authors' code) or "class-ratio-once" (the authors' own: formed once, in corpus order; see
+#: baselines.batching.class_ratio_once_rows).
+BATCHINGS = ("shuffled", "bucket", "class-ratio", "class-ratio-once")
+#: The batchings that keep the training class ratio in every batch (single-label corpora only).
+CLASS_RATIO = ("class-ratio", "class-ratio-once")
+#: The LSTMs' initial state: "zeros" (Keras', the paper's models) or "random" (the iSarcasm authors' code:
+#: uniform in ±0.01, drawn anew for every batch; baselines.config.ModelConfig.initial_state).
+INITIAL_STATES = ("zeros", "random")
 #: How a run's steps are computed (see :class:`baselines.batching.SplitBatches`).  "exact" (the default):
 #: Keras' batches padded to max_len and its own validation pass, the digits of every committed run.
 #: "fast" (a named variant): each batch as length-sorted pieces cut to their longest text, one update per
@@ -104,7 +111,11 @@ class TrainConfig:
     batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
                              "batches of texts of similar length, each cut to its longest text (about twice as fast "
                              "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
-                             "training class ratio (the authors' code; a named variant).", BATCHINGS, before="shuffled")
+                             "training class ratio, redrawn each epoch (after the authors' code; a named variant); "
+                             "class-ratio-once: the authors' own batches, formed once in corpus order, the last "
+                             "topped up with random duplicates, the same every epoch (sarcasm-cronos "
+                             "src/data_and_resources_acl.py:54-106, :280-307; a named variant).", BATCHINGS,
+                             before="shuffled")
     clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
                                               "tf.clip_by_global_norm (the authors' code: 1; a named variant).",
                                               before=None, range=POSITIVE)
@@ -113,6 +124,11 @@ class TrainConfig:
                            "per batch, validation scored once per epoch (1.1-1.7x less CPU per epoch; a named "
                            "variant: its distribution over seeds was not shown to be the same).", ENGINES,
                            before="exact")
+    initial_state: str = _setting("zeros", "The initial state of every LSTM (lstm, att-lstm, dense-lstm, siarn, "
+                                  "miarn): zeros (Keras', the paper's) or random: uniform in ±0.01, drawn anew for every "
+                                  "batch, at evaluation too, from the run's seed (the authors' code, sarcasm-cronos "
+                                  "src/main.py:134-138, src/model.py:219-224; a named variant).", INITIAL_STATES,
+                                  before="zeros")
 
     def __post_init__(self):
         wrong = problems(self, lambda setting: setting.metadata["flag"] or "--" + setting.name.replace("_", "-"))

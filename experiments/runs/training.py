@@ -22,7 +22,7 @@ from experiments.runs.console import chatty
 from experiments.runs.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
-from experiments.runs.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.protocol import CLASS_RATIO, Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
@@ -387,7 +387,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     model_config = ModelConfig(vocab_size=len(preprocessor.vocab), max_len=preprocessor.max_len,
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
                                lexicon_dim=data.inputs.lexicon_dim, context_len=data.inputs.context_len,
-                               aux_heads={task: len(classes) for task, classes in data.aux.items()})
+                               aux_heads={task: len(classes) for task, classes in data.aux.items()},
+                               initial_state=train.initial_state)
     batch = min(train.batch_size, len(data.train_texts))  # Keras never makes a batch larger than the data
     check_memory(f"training {spec.name} ({len(preprocessor.vocab):,} words x {matrix.shape[1]} dimensions, max_len "
                  f"{preprocessor.max_len:,}, batch {batch:,})", model_config.training_bytes(batch, spec.pairwise),
@@ -448,8 +449,8 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     callbacks = [StopOnNonFinite(), *((recorder, keeper) if fast else (keeper, recorder))]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
-    if train.batching == "class-ratio" and multi_label:
-        raise IsarcasmError(f"--batching class-ratio keeps one label's class ratio; '{plan.dataset.name}' is "
+    if train.batching in CLASS_RATIO and multi_label:
+        raise IsarcasmError(f"--batching {train.batching} keeps one label's class ratio; '{plan.dataset.name}' is "
                             "multi-label")
     batches, weights = _batches(plan, data)
     fit = dict(epochs=train.epochs, callbacks=callbacks, verbose=verbose)
@@ -472,22 +473,33 @@ def _batches(plan: _Plan, data: _Data):
     """The training batches (None: Keras' shuffled batches of the arrays, the exact engine's) and the
     class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
     carry them in their row weights)."""
-    from baselines.batching import (  # loads TensorFlow: only when a model is trained
-        ClassRatioBatches, LengthBuckets, SplitBatches, batches_per_epoch, class_ratio_rows, shuffled_rows)
+    from baselines.batching import LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow: only to train
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
     weights = class_weights(labels, data.y["train"].shape[1]) if train.class_weight == "balanced" else None
     if train.batching == "bucket":
         return LengthBuckets(x, y, train.batch_size, plan.seed), weights
+    draw = _draw(plan, labels)
     if train.engine == "exact":
-        return (ClassRatioBatches(x, y, labels, train.batch_size, plan.seed)
-                if train.batching == "class-ratio" else None), weights
-    count = batches_per_epoch(len(labels), train.batch_size)
-    draw = (partial(class_ratio_rows, labels=labels, count=count) if train.batching == "class-ratio" else
-            partial(shuffled_rows, size=len(labels), batch_size=train.batch_size))
+        return (None if train.batching == "shuffled" else PaddedBatches(x, y, draw, plan.seed)), weights
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
     return SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), None
+
+
+def _draw(plan: _Plan, labels: np.ndarray):
+    """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`)."""
+    from baselines.batching import (  # loads TensorFlow: only when a model is trained
+        batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, shuffled_rows)
+
+    size = plan.train.batch_size
+    if plan.train.batching == "class-ratio":
+        return partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), size))
+    if plan.train.batching == "class-ratio-once":
+        position = {record.id: index for index, record in enumerate(plan.dataset.records)}
+        order = np.array([position[record.id] for record in plan.splits.train])
+        return formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=size))
+    return partial(shuffled_rows, size=len(labels), batch_size=size)
 
 
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:

@@ -5,8 +5,9 @@ protocol as written (``table7``) and the authors'-code protocol (``table7-author
 see ``isarcasm reproduce --protocol``), and, from their runs' per-epoch records, the two
 mixed protocols (as-written training with the authors' grid rule; the authors' training
 with the paper's rule), so each element's effect is measured on paired seeds.  Results
-of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1``) join the
-ablation when they exist.  Nothing is trained.
+of single elements (``table7-batching-class-ratio``, ``table7-batching-class-ratio-once``,
+``table7-clip-global-norm-1``, ``table7-initial-state-random``: :data:`ELEMENTS`) join the ablation
+when they exist.  Nothing is trained.
 
 Table 6's "iSarcasm impl." column gives one F-score per cell, without precision and
 recall, and does not say which F-score it is, so each protocol is set beside it in both
@@ -41,7 +42,9 @@ PROTOCOLS = (
 #: Results of one training element alone, joined to the ablation when present.
 ELEMENTS = tuple((label, "-" + TrainConfig(**changed).variant()) for label, changed in (
     ("class-ratio batches alone", {"batching": "class-ratio"}),
-    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0})))
+    ("the authors' class-ratio batches, formed once, alone", {"batching": "class-ratio-once"}),
+    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0}),
+    ("random LSTM initial state alone", {"initial_state": "random"})))
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 
 
