@@ -137,10 +137,10 @@ def corpus_order_stream(labels: np.ndarray, order: np.ndarray, batch_size: int) 
     cycles of each class's quota (:func:`class_quotas`), the sarcastic class first, each class's texts
     in corpus order (``order``: a row's position in the corpus); once a class cannot fill its quota,
     a last cycle takes what each class has up to its quota, then every text left, class by class."""
-    classes = np.unique(labels)[::-1]
-    queues = [np.flatnonzero(labels == label) for label in classes]
+    classes, counts = np.unique(labels, return_counts=True)
+    queues = [np.flatnonzero(labels == label) for label in classes[::-1]]
     queues = [rows[np.argsort(order[rows], kind="stable")] for rows in queues]
-    quotas = class_quotas(np.array([len(rows) for rows in queues]), batch_size)[::-1]
+    quotas = class_quotas(counts, batch_size)[::-1]
     cycles = min(len(rows) // quota for rows, quota in zip(queues, quotas) if quota)
     full = [rows[cycle * quota:(cycle + 1) * quota] for cycle in range(cycles) for rows, quota in zip(queues, quotas)]
     last = [rows[cycles * quota:(cycles + 1) * quota] for rows, quota in zip(queues, quotas)]

@@ -215,10 +215,16 @@ class RandomStateLSTM(layers.LSTM):
     and the LSTM starts from them, src/model.py:219-224).  Keras' LSTM starts from zeros.
 
     The draws come from the cell's own seed generator (it serves LSTM dropout, which the baselines
-    leave at 0), so the layer draws no other random number than Keras' LSTM when it is built: the
-    same seed gives the same initial weights as with zeros, and the same draws, batch after batch
-    (the generator's state is not a weight: setting or loading weights leaves it where it is).
+    leave at 0), so the layer takes no other random number than Keras' LSTM: the same run seed gives
+    the same initial weights as with zeros, then the same draws, batch after batch.  The generator's
+    seed (its state's first entry) is kept as the layer's ``seed`` and saved with it, so a loaded model
+    draws the same states each time it is loaded.  (The generator's state is not a weight: setting
+    weights leaves it where it is.)
     """
+
+    def __init__(self, units, **kwargs):
+        super().__init__(units, **kwargs)
+        self.cell.seed = int(ops.convert_to_numpy(self.cell.seed_generator.state)[0])
 
     def call(self, sequences, initial_state=None, mask=None, training=False):
         if initial_state is None:

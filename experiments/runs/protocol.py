@@ -124,11 +124,11 @@ class TrainConfig:
                            "per batch, validation scored once per epoch (1.1-1.7x less CPU per epoch; a named "
                            "variant: its distribution over seeds was not shown to be the same).", ENGINES,
                            before="exact")
-    initial_state: str = _setting("zeros", "The initial state of every LSTM (lstm, att-lstm, dense-lstm, siarn, "
-                                  "miarn): zeros (Keras', the paper's) or random: uniform in ±0.01, drawn anew for every "
-                                  "batch, at evaluation too, from the run's seed (the authors' code, sarcasm-cronos "
-                                  "src/main.py:134-138, src/model.py:219-224; a named variant).", INITIAL_STATES,
-                                  before="zeros")
+    initial_state: str = _setting("zeros", "The initial state of every LSTM (lstm, att-lstm, dense-lstm, "
+                                  "siarn, miarn): zeros (Keras', the paper's) or random: uniform in ±0.01, drawn "
+                                  "anew for every batch, at evaluation too, from the run's seed (the authors' code, "
+                                  "sarcasm-cronos src/main.py:134-138, src/model.py:219-224; a named variant).",
+                                  INITIAL_STATES, before="zeros")
 
     def __post_init__(self):
         wrong = problems(self, lambda setting: setting.metadata["flag"] or "--" + setting.name.replace("_", "-"))

@@ -1,5 +1,6 @@
 """The --batching bucket variant: length-bucketed training batches, each cut to its longest text."""
 import json
+from functools import partial
 
 import numpy as np
 from click.testing import CliRunner
@@ -79,3 +80,95 @@ def test_a_bucket_run_trains_and_is_stored_as_a_named_variant(tmp_path):
     configs = sorted(runs.rglob("config.json"))
     assert len(configs) == 2 and all("batching-bucket" in str(path) for path in configs)
     assert all(json.loads(path.read_text())["train"]["batching"] == "bucket" for path in configs)
+
+
+# --- --batching class-ratio-once: the authors' batches, formed once ---------------------------------------------
+
+def once_batches(labels, order=None, batch_size=32, seed=0):
+    from baselines.batching import PaddedBatches, class_ratio_once_rows, formed_once
+
+    labels = np.asarray(labels)
+    order = np.arange(len(labels)) if order is None else np.asarray(order)
+    x = {"tokens": np.arange(len(labels))[:, None].repeat(3, axis=1)}  # a row's tokens name it
+    draw = formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=batch_size))
+    return PaddedBatches(x, np.eye(2, dtype="float32")[labels], draw, seed)
+
+
+def rows_of(batches) -> list[list[int]]:
+    return [batches[index][0]["tokens"][:, 0].tolist() for index in range(len(batches))]
+
+
+def test_the_authors_quotas_fill_a_batch_with_each_class_share_rounded_down_the_rest_non_sarcastic():
+    from baselines.batching import class_quotas
+
+    assert class_quotas(np.array([250, 50]), 32).tolist() == [27, 5]  # 26.67 and 5.33 rounded down, 1 left
+    assert class_quotas(np.array([96, 32]), 32).tolist() == [24, 8]  # exact shares: nothing left
+    assert class_quotas(np.array([3, 1]), 2).tolist() == [2, 0]  # a class whose share is under one text
+
+
+def test_class_ratio_once_batches_are_the_same_every_epoch_and_keep_the_ratio():
+    labels = np.array([1] * 50 + [0] * 250)
+    batches = once_batches(labels)
+    first = rows_of(batches)
+    assert len(first) == 10 and all(len(rows) == 32 for rows in first)  # 300 texts + 20 duplicates
+    for rows in first[:-1]:  # 5 sarcastic and 27 other texts per batch while both last
+        assert sum(labels[rows]) == 5
+    for _ in range(2):
+        batches.on_epoch_end()
+        assert rows_of(batches) == first  # the same batches, rows in the same order, every epoch
+
+
+def test_class_ratio_once_batches_read_the_corpus_in_order_and_top_up_the_last_with_random_texts():
+    labels = np.array([0, 1] * 8 + [0] * 20)  # 8 sarcastic, 28 other: quotas 1 and 7 of 8
+    order = np.arange(len(labels))[::-1]  # the rows come in reverse corpus order
+    rows = rows_of(once_batches(labels, order, batch_size=8))
+    corpus_first = [sorted(batch, key=lambda row: order[row]) for batch in rows]
+    sarcastic = [row for batch in corpus_first for row in batch if labels[row]]
+    assert sarcastic[:4] == sorted(np.flatnonzero(labels), key=lambda row: order[row])[:4]  # corpus order
+    seen = [row for batch in rows for row in batch]
+    assert len(rows) == 5 and sorted(set(seen)) == list(range(36))  # every text, in 5 batches of 8
+    duplicates = len(seen) - len(set(seen))
+    assert duplicates == 4  # 36 texts topped up to 40
+    assert [sum(labels[batch]) for batch in rows[:4]] == [1, 1, 1, 1]
+    assert any(sorted(batch) != batch for batch in rows)  # the rows of a batch are shuffled
+
+
+def test_class_ratio_once_follows_the_authors_generator_when_a_class_runs_out():
+    from baselines.batching import corpus_order_stream
+
+    labels = np.array([1] * 3 + [0] * 9)  # quotas 1 and 3 of 4: three full cycles, then the other class
+    stream = corpus_order_stream(labels, np.arange(12), 4)
+    assert stream.tolist() == [0, 3, 4, 5, 1, 6, 7, 8, 2, 9, 10, 11]
+    labels = np.array([1] * 5 + [0] * 4)  # quotas 2 and 2 of 4: the sarcastic texts left come first
+    assert corpus_order_stream(labels, np.arange(9), 4).tolist() == [0, 1, 5, 6, 2, 3, 7, 8, 4]
+
+
+def test_class_ratio_once_is_the_same_for_a_seed_and_other_for_another():
+    labels = np.array([1] * 50 + [0] * 250)
+    assert rows_of(once_batches(labels, seed=3)) == rows_of(once_batches(labels, seed=3))
+    assert rows_of(once_batches(labels, seed=3)) != rows_of(once_batches(labels, seed=4))
+
+
+def test_class_ratio_once_with_fewer_texts_than_a_batch_repeats_them():
+    rows = rows_of(once_batches(np.array([0, 1, 0]), batch_size=8))
+    assert len(rows) == 1 and len(rows[0]) == 8 and set(rows[0]) == {0, 1, 2}
+
+
+def test_authors_elements_train_and_are_stored_as_named_variants_and_repeat_to_the_digit(tmp_path):
+    """--batching class-ratio-once and --initial-state random on the toy corpus: each a named variant,
+    and the same command gives the same predictions (the random states are drawn from the run's seed)."""
+    corpus = write_corpus(tmp_path / "toy.csv")
+    common = ["--data-dir", str(tmp_path), "train", "--corpus", str(corpus), "--split-col", "split",
+              "--model", "lstm", "--epochs", "2", "--batch-size", "16", "--embeddings", "random"]
+    for options in (["--batching", "class-ratio-once"], ["--initial-state", "random"]):
+        for copy in ("one", "two"):
+            result = CliRunner().invoke(main, [*common, *options, "--output-dir", str(tmp_path / copy)])
+            assert result.exit_code == 0, result.output
+    for name, setting in (("batching-class-ratio-once", ("batching", "class-ratio-once")),
+                          ("initial-state-random", ("initial_state", "random"))):
+        predictions = [next((tmp_path / copy).glob(f"*{name}/**/predictions.tsv")) for copy in ("one", "two")]
+        assert predictions[0].read_text() == predictions[1].read_text()
+        config = json.loads((predictions[0].parent / "config.json").read_text())
+        assert config["train"][setting[0]] == setting[1]
+    config = json.loads(next((tmp_path / "one").glob("*initial-state-random/**/config.json")).read_text())
+    assert config["model_config"]["initial_state"] == "random"
