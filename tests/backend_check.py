@@ -78,6 +78,27 @@ def check_model(name: str, extra: dict, directory: Path) -> dict:
     return {"loss": loss_value, "seconds": round(time.perf_counter() - started, 2)}
 
 
+def check_random_initial_state(directory: Path) -> dict:
+    """--initial-state random: states within ±0.01, new in every batch of training and prediction, and
+    a saved model that draws the same ones each time it is loaded."""
+    from test_initial_state import built, initial_states, predict
+
+    from baselines.layers import INITIAL_STATE_SCALE, RandomStateLSTM
+
+    model = built("lstm", "random")
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(*data("lstm", {}, *toy_task(96, np.random.default_rng(1))), batch_size=32, epochs=1, verbose=0)
+    first = predict(model)
+    assert np.isfinite(first).all() and not np.array_equal(predict(model), first)
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save(directory / "random-state.keras")
+    np.testing.assert_array_equal(*(predict(load_model(directory / "random-state.keras")) for _ in range(2)))
+    layer = RandomStateLSTM(4, return_state=True)
+    states, again = initial_states(layer), initial_states(layer, training=True)
+    assert 0 < np.abs(states).max() <= INITIAL_STATE_SCALE and not np.array_equal(states, again)
+    return {}
+
+
 def check_train_command(directory: Path) -> dict:
     """``isarcasm train`` end to end on the toy corpus; the run records the backend."""
     from click.testing import CliRunner  # only this check uses the CLI
@@ -117,6 +138,7 @@ def main() -> None:
     directory.mkdir(parents=True, exist_ok=True)
     report = {"backend": keras.backend.backend(), "checks": {}}
     checks = [(case, check_model, (model, extra, directory)) for case, model, extra in CASES]
+    checks.append(("random initial state", check_random_initial_state, (directory / "random-state",)))
     checks.append(("isarcasm train", check_train_command, (directory / "train",)))
     checks.append(("tensorflow run not reused", check_tensorflow_run_not_reused, (directory / "hash",)))
     for case, function, args in checks:

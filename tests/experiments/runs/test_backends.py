@@ -59,6 +59,12 @@ def test_model_trains_predicts_saves_and_reloads(backend, check, tmp_path_factor
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_the_random_initial_state_is_drawn_per_batch_and_reloads(backend, tmp_path_factory):
+    """--initial-state random (an LSTM state drawn in ±0.01 for every batch) trains, predicts and reloads."""
+    outcome(backend, "random initial state", tmp_path_factory)
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
 def test_train_command_runs_on_the_chosen_backend_as_a_named_variant(backend, tmp_path_factory):
     """`isarcasm --backend NAME train`: the run computes on that backend, records it, and is stored
     under the named variant, apart from the TensorFlow runs."""
