@@ -44,6 +44,8 @@ NOT_IMPLEMENTED = (
     "which tweets are scored, so the test set would no longer be the published one",
     "validation and test padded with randomly repeated tweets to a whole number of batches before scoring "
     "(src/data_and_resources_acl.py:284, :383-384): scoring duplicates is not a faithful test metric",
+    "the authors' dropout, a script argument (src/main.py:76-78 defaults to 0, bin/best_riloff_ia_lstm.sh:11 passes "
+    "0.5) applied after each branch and after their dense layer, which our models do not have: no one value to set",
 )
 F1 = "f1_sarcastic"
 LABELS = {

@@ -154,6 +154,20 @@ def test_class_ratio_once_with_fewer_texts_than_a_batch_repeats_them():
     assert len(rows) == 1 and len(rows[0]) == 8 and set(rows[0]) == {0, 1, 2}
 
 
+def test_the_fast_engine_computes_the_same_once_batches_every_epoch():
+    from baselines.batching import SplitBatches, class_ratio_once_rows, formed_once
+
+    labels = np.array([1] * 50 + [0] * 250)
+    x, _ = bucket_inputs(rows=300)
+    draw = formed_once(partial(class_ratio_once_rows, labels=labels, order=np.arange(300), batch_size=32))
+    fast = SplitBatches({"tokens": x["tokens"]}, np.eye(2, dtype="float32")[labels], draw, parts=2, seed=0)
+    pieces = [rows.tolist() for rows, _ in fast.pieces]
+    batches = [sorted(first + second) for first, second in zip(pieces[::2], pieces[1::2])]
+    assert batches == [sorted(rows) for rows in rows_of(once_batches(labels))]  # the exact engine's batches
+    fast.on_epoch_end()
+    assert [rows.tolist() for rows, _ in fast.pieces] == pieces
+
+
 def test_authors_elements_train_and_are_stored_as_named_variants_and_repeat_to_the_digit(tmp_path):
     """--batching class-ratio-once and --initial-state random on the toy corpus: each a named variant,
     and the same command gives the same predictions (the random states are drawn from the run's seed)."""
