@@ -186,3 +186,14 @@ def test_fold_runs_are_stored_per_fold():
     assert run_dir(Path("runs"), "dialogue", "mustard", "cnn", 1, fold=0) == \
         Path("runs/dialogue/mustard/cnn/fold-1/seed-1")
     assert run_dir(Path("runs"), "t", "riloff", "cnn", 1) == Path("runs/t/riloff/cnn/seed-1")
+
+
+def test_the_authors_single_elements_name_their_results_and_keep_old_hashes():
+    from experiments.studies.fidelity import ELEMENTS
+
+    assert [suffix for _, suffix in ELEMENTS] == ["-batching-class-ratio", "-batching-class-ratio-once",
+                                                  "-clip-global-norm-1", "-initial-state-random"]
+    assert TrainConfig().identity() == TrainConfig(batching="shuffled", initial_state="zeros").identity()
+    assert "initial_state" not in TrainConfig().identity()
+    with pytest.raises(IsarcasmError, match="--initial-state"):
+        TrainConfig(initial_state="ones")
