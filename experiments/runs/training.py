@@ -398,9 +398,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    pieces = _pieces(train)  # one update per batch: the optimizer sums its pieces' gradients
-    optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm,
-                                      gradient_accumulation_steps=pieces if pieces > 1 else None)
+    optimizer = _optimizer(train, batch, data.x["train"])
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -419,6 +417,25 @@ class _Fitted:
 #: The fast engine's pieces per batch (see :class:`baselines.batching.SplitBatches`; measured in
 #: benchmarks/fast_engine.py and docs/results/speed.md).
 PIECES = 2
+
+
+def _optimizer(train: TrainConfig, batch: int, inputs: dict):
+    """Adam, making one update per batch: over the fast engine's pieces on TensorFlow,
+    :class:`~baselines.optimizers.PieceAdam` (the word vectors' gradient stays slice by slice, as
+    the padded batch's is); on JAX and torch, whose gradients are dense either way, Keras' own
+    gradient accumulation."""
+    import keras  # loads TensorFlow: only when a model is trained
+
+    from baselines.batching import SEQUENCE_INPUTS
+    from baselines.optimizers import PieceAdam
+
+    pieces, settings = _pieces(train), dict(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
+    if pieces == 1:
+        return keras.optimizers.Adam(**settings)
+    if keras.backend.backend() != "tensorflow":
+        return keras.optimizers.Adam(**settings, gradient_accumulation_steps=pieces)
+    positions = sum(values.shape[1] + 1 for name, values in inputs.items() if name in SEQUENCE_INPUTS)
+    return PieceAdam(pieces, capacity=(pieces - 1) * -(-batch // pieces) * positions, **settings)
 
 
 def _pieces(train: TrainConfig) -> int:
