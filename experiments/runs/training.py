@@ -247,6 +247,12 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
     return RunFiles.collect(writer, metrics)
 
 
+def run_inputs(run: RunSpec, dataset: Dataset, data_dir: Path) -> "_Data":
+    """The inputs and targets ``run`` trains and is scored on, built as :func:`train_run` builds them,
+    nothing trained: what a setting such as ``--min-train-tokens`` changes can be read here."""
+    return _inputs(_plan(run, dataset, data_dir))
+
+
 def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
     """The finished run of this configuration in ``place``'s folder or else in one of its twins;
     else its failed run there (an outcome too: see :func:`train_run`)."""

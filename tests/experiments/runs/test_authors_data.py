@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus
 
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.protocol import TrainConfig, make_splits
 from experiments.runs.spec import RunSpec
-from experiments.runs.training import _inputs, _plan, expected_hash
+from experiments.runs.training import expected_hash, run_inputs
 from preprocessing.corpora import load_corpus
 from preprocessing.vocab import PAD_ID, UNK_ID
 
@@ -39,8 +39,8 @@ def corpus(tmp_path_factory):
 
 def inputs(corpus, **changed):
     dataset, data_dir = corpus
-    plan = _plan(RunSpec(dataset.name, "cnn", 0, replace(BASE, **changed)), dataset, data_dir)
-    return plan, _inputs(plan)
+    run = RunSpec(dataset.name, "cnn", 0, replace(BASE, **changed))
+    return make_splits(dataset, 0, max_train=None), run_inputs(run, dataset, data_dir)
 
 
 def lengths(tokens: np.ndarray) -> np.ndarray:
@@ -53,16 +53,16 @@ def test_the_defaults_keep_every_hash_and_every_training_text(corpus):
     hashes = {expected_hash(RunSpec(dataset.name, "cnn", 0, replace(BASE, **{name: value})), dataset, data_dir)
               for name, value in [("epochs", BASE.epochs), *ELEMENTS.items()]}
     assert len(hashes) == 1 + len(ELEMENTS)
-    plan, data = inputs(corpus)
-    assert len(data.x["train"]["tokens"]) == len(plan.splits.train)
+    splits, data = inputs(corpus)
+    assert len(data.x["train"]["tokens"]) == len(splits.train)
     assert lengths(data.x["train"]["tokens"]).max() == 50 and UNK_ID in data.x["test"]["tokens"]
 
 
 def test_min_train_tokens_drops_short_training_texts_only(corpus):
-    plan, data = inputs(corpus, min_train_tokens=3)
+    splits, data = inputs(corpus, min_train_tokens=3)
     _, default = inputs(corpus)
-    short = sum(r.text == "coffee exam" for r in plan.splits.train)
-    assert short > 0 and len(data.train_texts) == len(plan.splits.train) - short
+    short = sum(r.text == "coffee exam" for r in splits.train)
+    assert short > 0 and len(data.train_texts) == len(splits.train) - short
     assert "coffee exam" not in data.train_texts and lengths(data.x["train"]["tokens"]).min() >= 3
     assert len(data.y["train"]) == len(data.x["train"]["tokens"]) == len(data.train_texts)
     for split in ("validation", "test"):
@@ -70,9 +70,9 @@ def test_min_train_tokens_drops_short_training_texts_only(corpus):
 
 
 def test_cut_train_tokens_keeps_the_first_tokens_of_training_texts_only(corpus):
-    plan, data = inputs(corpus, cut_train_tokens=40)
+    splits, data = inputs(corpus, cut_train_tokens=40)
     _, default = inputs(corpus)
-    long = [i for i, r in enumerate(plan.splits.train) if r.text == LONG]
+    long = [i for i, r in enumerate(splits.train) if r.text == LONG]
     assert long and set(lengths(data.x["train"]["tokens"])[long]) == {40}
     assert np.array_equal(data.x["train"]["tokens"][long, :40], default.x["train"]["tokens"][long, :40])
     assert lengths(data.x["test"]["tokens"]).max() == 50  # the test texts as published
