@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus
 
-from experiments.runs.protocol import TrainConfig, make_splits
+from experiments.runs.protocol import TrainConfig, experiment_name, make_splits
 from experiments.runs.spec import RunSpec
 from experiments.runs.training import expected_hash, run_inputs
+from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus
 from preprocessing.vocab import PAD_ID, UNK_ID
 
@@ -88,3 +89,13 @@ def test_vocabulary_all_splits_drop_counts_test_texts_and_drops_rare_words(corpu
     for split in ("train", "validation", "test"):
         assert UNK_ID not in data.x[split]["tokens"]
         assert len(data.x[split]["tokens"]) == len(default.x[split]["tokens"])  # every text is still scored
+
+
+def test_each_element_alone_joins_the_fidelity_ablation_under_its_variant_name():
+    suffixes = dict(ELEMENT_RESULTS)
+    for label, changed in [("OOV vectors U(-0.1, 0.1) alone", "oov_init"),
+                           ("vocabulary over all splits, rare words dropped, alone", "vocabulary"),
+                           ("training texts under 3 tokens dropped alone", "min_train_tokens"),
+                           ("training texts cut to 40 tokens alone", "cut_train_tokens")]:
+        config = TrainConfig(**{changed: ELEMENTS[changed]})
+        assert "table7" + suffixes[label] == experiment_name("table7", config)
