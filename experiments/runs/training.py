@@ -371,8 +371,11 @@ def _long_enough(plan: _Plan) -> list[Record]:
     records, least = plan.splits.train, plan.train.min_train_tokens
     if least is None:
         return records
-    lengths = map(len, Preprocessor(plan.preprocess).tokenize([r.text for r in records]))
+    lengths = list(map(len, Preprocessor(plan.preprocess).tokenize([r.text for r in records])))
     kept = [record for record, length in zip(records, lengths) if length >= least]
+    if not kept:
+        raise IsarcasmError(f"--min-train-tokens {least} drops every training text of '{plan.dataset.name}' (the "
+                            f"longest has {max(lengths)} tokens); lower it")
     plan.dataset.check_learnable(kept, plan.splits.validation)
     return kept
 

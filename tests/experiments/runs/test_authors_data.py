@@ -11,6 +11,7 @@ from experiments.runs.spec import RunSpec
 from experiments.runs.training import expected_hash, run_inputs
 from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus
+from preprocessing.errors import IsarcasmError
 from preprocessing.vocab import PAD_ID, UNK_ID
 
 BASE = TrainConfig(embeddings="random")
@@ -68,6 +69,8 @@ def test_min_train_tokens_drops_short_training_texts_only(corpus):
     assert len(data.y["train"]) == len(data.x["train"]["tokens"]) == len(data.train_texts)
     for split in ("validation", "test"):
         assert np.array_equal(data.x[split]["tokens"], default.x[split]["tokens"])
+    with pytest.raises(IsarcasmError, match="--min-train-tokens 51 drops every training text .* longest has 50"):
+        inputs(corpus, min_train_tokens=51)
 
 
 def test_cut_train_tokens_keeps_the_first_tokens_of_training_texts_only(corpus):
