@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils.class_weight import compute_class_weight
 from tqdm import tqdm
 
-from embeddings.matrix import embedding_matrix
+from embeddings.matrix import embedding_matrix, uniform_oov
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.console import chatty
@@ -52,6 +52,7 @@ from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LEXICON_TOKENS
 from preprocessing.limits import check_memory
+from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset, Record
 
 
@@ -246,6 +247,12 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
     return RunFiles.collect(writer, metrics)
 
 
+def run_inputs(run: RunSpec, dataset: Dataset, data_dir: Path) -> "_Data":
+    """The inputs and targets ``run`` trains and is scored on, built as :func:`train_run` builds them,
+    nothing trained: what a setting such as ``--min-train-tokens`` changes can be read here."""
+    return _inputs(_plan(run, dataset, data_dir))
+
+
 def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
     """The finished run of this configuration in ``place``'s folder or else in one of its twins;
     else its failed run there (an outcome too: see :func:`train_run`)."""
@@ -332,11 +339,13 @@ def _inputs(plan: _Plan) -> _Data:
     from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
 
     dataset, spec, splits, train, preprocess = plan.dataset, plan.spec, plan.splits, plan.train, plan.preprocess
-    parts = {"train": splits.train, "validation": splits.validation, "test": splits.test}
+    parts = {"train": _long_enough(plan), "validation": splits.validation, "test": splits.test}
     texts = {name: [r.text for r in records] for name, records in parts.items()}
     contexts = {name: [r.context for r in records] for name, records in parts.items()}
-    extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
-    inputs = ModelInputs.fit(preprocess, spec.inputs, FitTexts(texts["train"], contexts["train"], extra), plan.data_dir,
+    drop_rare = train.vocabulary == "all-splits-drop"
+    extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" or drop_rare else None
+    fit_texts = FitTexts(texts["train"], contexts["train"], extra, drop_rare)
+    inputs = ModelInputs.fit(preprocess, spec.inputs, fit_texts, plan.data_dir,
                              context=train.context, lexicons=plan.resources.lexicons if plan.resources else None)
     if dataset.multi_label and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
@@ -345,13 +354,30 @@ def _inputs(plan: _Plan) -> _Data:
     if aux and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
-    x = {name: inputs.build(texts[name], contexts[name]) for name in parts}
+    x = {name: inputs.build(texts[name], contexts[name], train.cut_train_tokens if name == "train" else None)
+         for name in parts}
     y = {name: targets(dataset, records) for name, records in parts.items()}
     y_fit = y
     if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
         y_fit = {name: {MAIN_OUTPUT: y[name], **aux_targets(dataset, parts[name], aux)}
                  for name in ("train", "validation")}
     return _Data(inputs, texts["train"], x, y, y_fit, aux)
+
+
+def _long_enough(plan: _Plan) -> list[Record]:
+    """The training records a run learns from: every one, or with ``--min-train-tokens N`` those of at
+    least N tokens (the iSarcasm authors' ``min_doc_len``; their lengths are counted in this
+    project's tokens).  Validation and test records are never dropped: the test set stays the published one."""
+    records, least = plan.splits.train, plan.train.min_train_tokens
+    if least is None:
+        return records
+    lengths = list(map(len, Preprocessor(plan.preprocess).tokenize([r.text for r in records])))
+    kept = [record for record, length in zip(records, lengths) if length >= least]
+    if not kept:
+        raise IsarcasmError(f"--min-train-tokens {least} drops every training text of '{plan.dataset.name}' (the "
+                            f"longest has {max(lengths)} tokens); lower it")
+    plan.dataset.check_learnable(kept, plan.splits.validation)
+    return kept
 
 
 @dataclass
@@ -381,6 +407,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
                        lambda: preprocessor.tokenize(data.train_texts), seed)
         vectors = load() if str(train.embeddings) == WORD2VEC else meter.apart(load)
     matrix, coverage = embedding_matrix(preprocessor.vocab, vectors, seed=seed)
+    if train.oov_init == "uniform":
+        matrix = uniform_oov(matrix, preprocessor.vocab, vectors, seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
     num_classes, multi_label = len(dataset.label_names), dataset.multi_label
