@@ -22,6 +22,7 @@ setup(
         "matplotlib>=3.7",
         "scipy>=1.10",
         "markdown-it-py>=3.0",  # report --html
+        "tabulate>=0.9",  # every text and markdown table (experiments/reports/format.py)
     ],
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6.100"],

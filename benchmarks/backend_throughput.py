@@ -19,7 +19,7 @@ included), training examples/s over the later epochs (median), prediction exampl
 Usage: ``python benchmarks/backend_throughput.py [--models lstm,cnn] [--epochs 4] [--backends tensorflow,jax,torch]``.
 A machine without the corpus or spaCy (a lent GPU machine) reads the arrays made here:
 ``--save-inputs isarcasm.npz`` here, ``--inputs isarcasm.npz --backends jax,torch`` there; only
-Keras, the backend and numpy are needed there.
+Keras, the backend, numpy and tabulate (the tables; one pure-Python wheel) are needed there.
 Timings depend on the machine and its load: the header prints both.
 """
 from __future__ import annotations

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import experiments.runs.training as training
+from experiments.reports.format import markdown_table
 from experiments.runs import selection
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
@@ -83,15 +84,15 @@ def main() -> None:
     print(f"{args.model} on {args.corpus}, seed {args.seed}, {args.epochs} epochs, {args.repeats} repeats; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
           f"threads {os.environ.get('TF_NUM_INTRAOP_THREADS', 'all')}")
-    print("| variant | wall s/epoch (median, epochs 2+) | CPU s/epoch | s/run | peak MiB | test F1 | "
-          "CPU ratio to exact |")
-    print("|---|---|---|---|---|---|---|")
     base = statistics.median(r["cpu"] for r in seen["exact"])
+    table = []
     for name, rows in seen.items():
         cpu = statistics.median(r["cpu"] for r in rows)
-        print(f"| {name} | {statistics.median(r['epoch'] for r in rows):.2f} | {cpu:.2f} | "
-              f"{statistics.median(r['run'] for r in rows):.1f} | {max(r['memory'] or 0 for r in rows):.0f} | "
-              f"{rows[0]['f1']:.3f} | {base / cpu:.2f}x |")
+        table.append([name, f"{statistics.median(r['epoch'] for r in rows):.2f}", f"{cpu:.2f}",
+                      f"{statistics.median(r['run'] for r in rows):.1f}", f"{max(r['memory'] or 0 for r in rows):.0f}",
+                      f"{rows[0]['f1']:.3f}", f"{base / cpu:.2f}x"])
+    print("\n".join(markdown_table(table, ["variant", "wall s/epoch (median, epochs 2+)", "CPU s/epoch", "s/run",
+                                            "peak MiB", "test F1", "CPU ratio to exact"])))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from experiments.reports.distribution import (
     restrict,
     smallest_p,
 )
+from experiments.reports.format import markdown_table
 from experiments.reports.significance import holm
 from preprocessing.errors import IsarcasmError
 
@@ -87,13 +88,12 @@ def print_report(result: dict, args) -> None:
 def print_rows(rows: list[dict], alpha: float) -> None:
     """The per-row table, the rejections per rule and metric, and a warning when rows this small cannot
     reject at all after Holm."""
-    print("| rule | metric | corpus | model | seeds | reference | candidate | Δ | p | p (Holm) | rejects |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for row in rows:
-        print(f"| {row['rule']} | {METRICS_COMPARED[row['metric']]} | {row['corpus']} | {row['model']} | "
-              f"{row['reference']['n']} / {row['candidate']['n']} | {spread(row['reference'])} | "
-              f"{spread(row['candidate'])} | {row['delta']:+.3f} | {row['p']:.3g} | {row['p_holm']:.3g} | "
-              f"{'**yes**' if row['rejects'] else 'no'} |")
+    print("\n".join(markdown_table(
+        [[row["rule"], METRICS_COMPARED[row["metric"]], row["corpus"], row["model"],
+          f"{row['reference']['n']} / {row['candidate']['n']}", spread(row["reference"]), spread(row["candidate"]),
+          f"{row['delta']:+.3f}", f"{row['p']:.3g}", f"{row['p_holm']:.3g}", "**yes**" if row["rejects"] else "no"]
+         for row in rows],
+        ["rule", "metric", "corpus", "model", "seeds", "reference", "candidate", "Δ", "p", "p (Holm)", "rejects"])))
     print()
     for rule in dict.fromkeys(row["rule"] for row in rows):
         counts = [f"{name} {sum(r['rejects'] for r in mine)} of {len(mine)}"
@@ -108,13 +108,13 @@ def print_rows(rows: list[dict], alpha: float) -> None:
 
 
 def print_pooled(pooled: list[dict]) -> None:
-    print("\n| pooled sarcastic F1 (per seed, the mean over the cells) | cells | seeds | reference | candidate | Δ |"
-          " p | passes |")
-    print("|---|---|---|---|---|---|---|---|")
-    for row in pooled:
-        print(f"| rule {row['rule']} | {row['cells']} | {seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}"
-              f" | {spread(row['reference'])} | {spread(row['candidate'])} | {row['delta']:+.3f} | {row['p']:.3g} | "
-              f"{'yes' if row['passes'] else '**no**'} |")
+    print()
+    print("\n".join(markdown_table(
+        [[f"rule {row['rule']}", str(row["cells"]), f"{seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}",
+          spread(row["reference"]), spread(row["candidate"]), f"{row['delta']:+.3f}", f"{row['p']:.3g}",
+          "yes" if row["passes"] else "**no**"] for row in pooled],
+        ["pooled sarcastic F1 (per seed, the mean over the cells)", "cells", "seeds", "reference", "candidate", "Δ",
+         "p", "passes"])))
 
 
 def main(argv: list[str] | None = None) -> int:

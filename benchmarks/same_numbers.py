@@ -21,6 +21,8 @@ import argparse
 import json
 from pathlib import Path
 
+from experiments.reports.format import markdown_table
+
 
 def by_cell(result: dict) -> dict[tuple[str, str], dict]:
     return {(cell["corpus"], cell["model"]): cell for cell in result["cells"] if cell.get("selected_epochs")}
@@ -52,10 +54,7 @@ def main() -> None:
     parser.add_argument("--metric", default="f1_sarcastic")
     args = parser.parse_args()
     before, after = (by_cell(json.loads(path.read_text())) for path in (args.before, args.after))
-    print(f"| corpus | model | runs | same numbers | same epoch | max |Δ {args.metric}| |"
-          + (" same predictions |" if args.runs_a else ""))
-    print("|---|---|---|---|---|---|" + ("---|" if args.runs_a else ""))
-    changed_cells = changed_runs = total = 0
+    rows, changed_cells, changed_runs, total = [], 0, 0, 0
     for key in sorted(before.keys() & after.keys()):
         a, b = before[key], after[key]
         pairs = run_pairs(a, b)
@@ -75,10 +74,10 @@ def main() -> None:
         total += len(pairs)
         changed_runs += len(pairs) - same
         changed_cells += same < len(pairs)
-        shown = ""
-        if identical:
-            shown = f" {sum(x is True for x in identical)} of {sum(x is not None for x in identical)} |"
-        print(f"| {key[0]} | {key[1]} | {len(pairs)} | {same} | {epochs} | {delta:.4f} |{shown}")
+        shown = [f"{sum(x is True for x in identical)} of {sum(x is not None for x in identical)}"] if identical else []
+        rows.append([*key, str(len(pairs)), str(same), str(epochs), f"{delta:.4f}", *shown])
+    header = ["corpus", "model", "runs", "same numbers", "same epoch", f"max \\|Δ {args.metric}\\|"]
+    print("\n".join(markdown_table(rows, header + (["same predictions"] if args.runs_a else []))))
     print(f"\ncells with a changed number: {changed_cells} of {len(before.keys() & after.keys())}; "
           f"runs: {changed_runs} of {total}")
     missing = sorted(before.keys() ^ after.keys())

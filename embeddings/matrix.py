@@ -5,7 +5,8 @@ vector where there is one, zeros for padding, and a seeded random normal draw
 with the pre-trained vectors' standard deviation for everything else (special
 tokens and words without a vector), so random rows have the same scale as the
 pre-trained ones.  The models train the whole matrix, as the paper initialises
-(not freezes) with GloVe.
+(not freezes) with GloVe.  ``--oov-init uniform`` draws those rows from
+U(-0.1, 0.1) instead, as the iSarcasm authors' code does (:func:`uniform_oov`).
 
 Looking a word up tries, in order: the word; its lowercase form (for
 ``lowercase=False``); a stand-in from :data:`LOOKUP_ALIASES` for tokens the
@@ -123,3 +124,20 @@ def embedding_matrix(vocab: Vocabulary, vectors=None, dim: int = 100, seed: int 
         top_missing=tuple(not_found[:missing]) if vectors is not None else (),
     )
     return matrix, coverage
+
+
+#: The iSarcasm authors' rows for words without a GloVe vector: U(-OOV_UNIFORM, OOV_UNIFORM)
+#: (silviu-oprea/sarcasm-cronos@da1b493, src/data_and_resources_acl.py:126).
+OOV_UNIFORM = 0.1
+
+
+def uniform_oov(matrix: np.ndarray, vocab: Vocabulary, vectors=None, seed: int = 0) -> np.ndarray:
+    """``matrix`` (from :func:`embedding_matrix`) with every row that has no pre-trained vector drawn
+    from U(-0.1, 0.1) with ``seed`` instead (``--oov-init uniform``): the special tokens but padding,
+    which never have one, and the words :func:`lookup_key` finds nothing for (every word when
+    ``vectors`` is None).  Rows with a vector, and padding's zeros, are kept."""
+    rows = [index for index, token in enumerate(vocab.tokens) if index != PAD_ID and (
+        index < len(SPECIALS) or vectors is None or lookup_key(token, vectors) is None)]
+    out = matrix.copy()
+    out[rows] = np.random.default_rng(seed).uniform(-OOV_UNIFORM, OOV_UNIFORM, size=(len(rows), matrix.shape[1]))
+    return out

@@ -71,34 +71,37 @@ class Preprocessor:
         return self._tokenizer(texts)
 
     def fit(self, train_texts: Iterable[str], extra_texts: Iterable[str] | None = None,
-            context_texts: Iterable[str] = ()) -> "Preprocessor":
+            context_texts: Iterable[str] = (), drop_rare: bool = False) -> "Preprocessor":
         """Build the vocabulary and ``max_len`` from ``train_texts``.
 
         ``extra_texts`` (the other splits) are only read when ``unk_scope`` is
         ``"corpus"``: then a token counts as rare from its frequency in the whole
         corpus, as the paper's text says; by default test tokens are never seen.
         ``context_texts``, the training texts' dialogue context, count towards
-        the vocabulary but not towards ``max_len``.
+        the vocabulary but not towards ``max_len``.  ``drop_rare`` (the iSarcasm authors'
+        vocabulary): ``extra_texts`` count whatever ``unk_scope`` says, and a rare token is
+        left out of every text rather than read as ``<unk>``.
         """
-        return self.fit_tokens(self.tokenize(train_texts), self._extra_tokens(extra_texts),
-                               self.tokenize(context_texts))
+        extra = self.tokenize(extra_texts or ()) if drop_rare else self._extra_tokens(extra_texts)
+        return self.fit_tokens(self.tokenize(train_texts), extra, self.tokenize(context_texts), drop_rare)
 
     def fit_tokens(self, train_tokens: list[list[str]], extra_tokens: list[list[str]] = (),
-                   context_tokens: list[list[str]] = ()) -> "Preprocessor":
+                   context_tokens: list[list[str]] = (), drop_rare: bool = False) -> "Preprocessor":
         """:meth:`fit` for texts already passed through :meth:`tokenize`."""
         if not train_tokens:
             raise IsarcasmError("cannot fit the preprocessing on an empty training split")
         train_counts = Counter(chain.from_iterable(chain(train_tokens, context_tokens)))
         scope = None
-        if self.config.unk_scope == "corpus":
+        if self.config.unk_scope == "corpus" or drop_rare:
             scope = train_counts + Counter(chain.from_iterable(extra_tokens))
-        self.vocab = Vocabulary.build(train_counts, self.config.unk_min_count, scope)
+        self.vocab = Vocabulary.build(train_counts, self.config.unk_min_count, scope, drop_rare)
         self.max_len = max_len_for(map(len, train_tokens), self.config)
         return self
 
-    def transform(self, texts: Iterable[str]) -> np.ndarray:
-        """``int32`` array ``(n, max_len)``: token ids, padded with 0 after them."""
-        return self.encode(self.tokenize(texts))
+    def transform(self, texts: Iterable[str], first: int | None = None) -> np.ndarray:
+        """``int32`` array ``(n, max_len)``: token ids, padded with 0 after them.  ``first``: only
+        each text's first N tokens are read (``--cut-train-tokens``; before any rare one is dropped)."""
+        return self.encode([tokens[:first] for tokens in self.tokenize(texts)])
 
     def encode(self, token_lists: list[list[str]]) -> np.ndarray:
         """:meth:`transform` for texts already passed through :meth:`tokenize`."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiments.reports.format import failed_section
+from experiments.reports.format import failed_section, markdown_table
 
 
 def _p(value: float | None) -> str:
@@ -111,18 +111,10 @@ def benchmark_summary(result: dict) -> list[str]:
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
         "",
-        f"| experiment | cell | metric | {model} (mean ± std) | macro-F1 | predicted sarcastic | all-sarcastic floor "
-        "| rank | best other model | p vs best | p (Holm) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *markdown_table([_summary_row(cell) for cell in result["cells"]],
+                        ["experiment", "cell", "metric", f"{model} (mean ± std)", "macro-F1", "predicted sarcastic",
+                         "all-sarcastic floor", "rank", "best other model", "p vs best", "p (Holm)"]),
     ]
-    for cell in result["cells"]:
-        best = max(compared_rows(cell), key=lambda r: r["mean"], default=None)
-        best_text = f"{best['model']} {best['mean']:.3f}" if best else "—"
-        candidate = cell["candidate"]
-        lines.append(f"| {cell['experiment']} | {cell['cell']} | {cell['metric']} | {_stat(candidate)} | "
-                     f"{_stat(candidate.get('f1_macro'))} | {_stat(candidate.get('predicted_sarcastic'), True)} | "
-                     f"{_floor(cell)} | {rank_line(cell)} | {best_text} | "
-                     f"{_p(best['p_value']) if best else '—'} | {_p(best.get('p_holm')) if best else '—'} |")
     lines += _significance(result)
     lines += failed_section(result.get("failed_runs", []))
     if result["missing"]:
@@ -135,7 +127,17 @@ def benchmark_summary(result: dict) -> list[str]:
     return lines
 
 
-def _model_row(name: str, ranked: dict, stats: dict) -> str:
+def _summary_row(cell: dict) -> list[str]:
+    """A cell's row in the overview: the candidate's statistics, rank, and the best model compared with it."""
+    best = max(compared_rows(cell), key=lambda r: r["mean"], default=None)
+    candidate = cell["candidate"]
+    return [cell["experiment"], cell["cell"], cell["metric"], _stat(candidate), _stat(candidate.get("f1_macro")),
+            _stat(candidate.get("predicted_sarcastic"), True), _floor(cell), rank_line(cell),
+            f"{best['model']} {best['mean']:.3f}" if best else "—",
+            _p(best["p_value"]) if best else "—", _p(best.get("p_holm")) if best else "—"]
+
+
+def _model_row(name: str, ranked: dict, stats: dict) -> list[str]:
     """A model's first columns in a cell's table: rank, name, main metric, macro-F1, predicted share, its
     cost (weights of the saved model, training time per run) and seeds (``ranked`` has the rank; a
     classic's row is both). Results saved before the cost was recorded show "—" there."""
@@ -146,9 +148,8 @@ def _model_row(name: str, ranked: dict, stats: dict) -> str:
         seconds += f" (+{stats['setup_seconds']['mean']:.0f} s one-time)"
     speed = f"{_median(stats, 'predict_texts_per_second'):,.0f}/s" if stats.get("predict_texts_per_second") else "—"
     memory = f"{_median(stats, 'peak_memory_mb'):,.0f} MiB" if stats.get("peak_memory_mb") else "—"
-    return (f"| {rank} | {name} | {_stat(stats)} | {_stat(stats.get('f1_macro'))} | "
-            f"{_stat(stats.get('predicted_sarcastic'), True)} | {parameters} | {seconds} | {speed} | {memory} | "
-            f"{len(stats['seeds'])}")
+    return [rank, name, _stat(stats), _stat(stats.get("f1_macro")), _stat(stats.get("predicted_sarcastic"), True),
+            parameters, seconds, speed, memory, str(len(stats["seeds"]))]
 
 
 def _median(stats: dict, cost: str) -> float:
@@ -157,29 +158,33 @@ def _median(stats: dict, cost: str) -> float:
     return float(np.median(stats[cost]["values"]))
 
 
+def _cell_rows(cell: dict, model: str) -> list[list[str]]:
+    """A cell's table: the candidate, every model compared with it (best first) with the paired tests, and
+    the all-sarcastic floor where it was not compared."""
+    rows = [[*_model_row(f"**{model}**", cell, cell["candidate"]), "", "", "", ""]]
+    references = {row["model"] for row in cell.get("references", [])}
+    for row in sorted(compared_rows(cell), key=lambda r: -r["mean"]):
+        delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
+        per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
+        name = f"*{row['model']}* (reference)" if row["model"] in references else row["model"]
+        rows.append([*_model_row(name, row, row), delta, _p(row["p_value"]), _p(row.get("p_holm")), per_seed])
+    floor = cell.get("all_sarcastic")
+    if floor and "all-sarcastic" not in references:
+        rows.append(["", "*all sarcastic*", f"*{floor[cell['metric']]:.3f}*", f"*{floor['f1_macro']:.3f}*", "*100%*",
+                     *[""] * 9])
+    return rows
+
+
 def benchmark_markdown(result: dict) -> str:
     """The summary, then one table per cell with every model, its seeds and the p-value against it."""
     model = result["model"]
     lines = benchmark_summary(result)
     for cell in result["cells"]:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
-                  f"{model} ranks {rank_line(cell)}.", "",
-                  f"| rank | model | mean ± std | macro-F1 | predicted sarcastic | parameters | training per run "
-                  f"| predicting | peak memory | seeds | Δ {model} − model (paired seeds) | p | p (Holm) "
-                  "| p per seed |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-                  _model_row(f"**{model}**", cell, cell["candidate"]) + " | | | | |"]
-        references = {row["model"] for row in cell.get("references", [])}
-        for row in sorted(compared_rows(cell), key=lambda r: -r["mean"]):
-            delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
-            per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
-            name = f"*{row['model']}* (reference)" if row["model"] in references else row["model"]
-            lines.append(_model_row(name, row, row) + f" | {delta} | {_p(row['p_value'])} | "
-                         f"{_p(row.get('p_holm'))} | {per_seed} |")
-        floor = cell.get("all_sarcastic")
-        if floor and "all-sarcastic" not in references:  # the floor's row, where it was not compared
-            lines.append(f"| | *all sarcastic* | *{floor[cell['metric']]:.3f}* | *{floor['f1_macro']:.3f}* | *100%* | "
-                         "| | | | | | | | |")
+                  f"{model} ranks {rank_line(cell)}.", "", *markdown_table(_cell_rows(cell, model), [
+                      "rank", "model", "mean ± std", "macro-F1", "predicted sarcastic", "parameters",
+                      "training per run", "predicting", "peak memory", "seeds", f"Δ {model} − model (paired seeds)",
+                      "p", "p (Holm)", "p per seed"])]
         if cell["not_found"]:
             lines.append(f"\nNo runs found for: {', '.join(cell['not_found'])}.")
         if len(cell.get("cost_sweeps", [])) > 1:

@@ -15,7 +15,7 @@ import io
 
 import numpy as np
 
-from experiments.reports.format import duration, failed_section
+from experiments.reports.format import duration, failed_section, markdown_table
 
 #: The metrics of the matrix and their names in the report.
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
@@ -83,37 +83,37 @@ def _floors(result: dict) -> dict[str, dict]:
 
 def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
     """Rows = training corpus, columns = test corpus; the in-domain diagonal in bold; then each floor row."""
-    lines = ["| train \\ test | " + " | ".join(corpora) + " |", "|---" * (len(corpora) + 1) + "|"]
+    rows = []
     for train in trained:
-        row = []
+        row = [train]
         for test in corpora:
             stats = values.get((train, test))
             text = "—" if stats is None else "undefined" if stats["mean"] is None else \
                 f"{stats['mean']:.3f}" + (f" ± {stats['std']:.3f}" if "std" in stats else "")
             row.append(f"**{text}**" if train == test and stats else text)
-        lines.append(f"| {train} | " + " | ".join(row) + " |")
+        rows.append(row)
     for name, floor in floors.items():
-        lines.append(f"| *{name}* | " + " | ".join(f"*{floor[c][metric]:.3f}*" if c in floor else "—"
-                                                   for c in corpora) + " |")
-    return lines
+        rows.append([f"*{name}*", *(f"*{floor[c][metric]:.3f}*" if c in floor else "—" for c in corpora)])
+    return markdown_table(rows, ["train \\ test", *corpora])
 
 
 def _summary(result: dict) -> list[str]:
     """What a reader looks for first: each model's in-domain and out-of-domain means, and the matrix
     averaged over the models (which corpora transfer to which)."""
     corpora = result["corpora"]
-    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", "",
-             "| model | " + " | ".join(f"{label}, {where}" for label in MATRIX_METRICS.values()
-                                      for where in ("in-domain", "out-of-domain")) + " |",
-             "|---" * (1 + 2 * len(MATRIX_METRICS)) + "|"]
+    header = ["model", *(f"{label}, {where}" for label in MATRIX_METRICS.values()
+                         for where in ("in-domain", "out-of-domain"))]
+    table = []
     for model in result["models"]:
-        parts = []
+        parts = [model]
         for metric in MATRIX_METRICS:
             values = matrix(result, model, metric)
             for same in (True, False):
                 means = [v["mean"] for (a, b), v in values.items() if (a == b) == same and v["mean"] is not None]
                 parts.append(f"{np.mean(means):.3f}" if means else "—")
-        lines.append(f"| {model} | " + " | ".join(parts) + " |")
+        table.append(parts)
+    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", "",
+             *markdown_table(table, header)]
     floors = _floors(result)
     for metric, label in MATRIX_METRICS.items():
         per_model = [matrix(result, model, metric) for model in result["models"]]

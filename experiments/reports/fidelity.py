@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.format import markdown_table
 from experiments.reports.results import load_results
 from experiments.runs.protocol import TrainConfig, changed_fields
 from preprocessing.errors import IsarcasmError
@@ -27,21 +28,28 @@ SOURCES = (
      "the epoch with the highest such validation F1 (strict >), and the test split scored at that epoch and threshold",
      "src/metrics.py:14-27, src/main.py:182-198, src/main.py:234-238"),
     ("every batch keeps the training split's class ratio", "src/data_and_resources_acl.py:54-61"),
-    ("the batches formed once, in database order, the last topped up with random duplicates, rows shuffled within "
-     "each batch, the same every epoch (--batching class-ratio-once, measured alone: not in --protocol authors-code)",
+    ("(measured alone, --batching class-ratio-once) those batches formed once, in database order, the last topped "
+     "up with random duplicates, rows shuffled within each batch, the same every epoch",
      "src/data_and_resources_acl.py:65-106, :280-307, :381-382, src/main.py:229-230"),
-    ("the LSTM's initial state drawn uniformly in ±0.01 for every batch, at evaluation too (--initial-state random, "
-     "measured alone: not in --protocol authors-code)",
-     "src/main.py:134-138, src/model.py:219-224"),
+    ("(measured alone, --initial-state random) the LSTM's initial state drawn uniformly in ±0.01 for every batch, "
+     "at evaluation too", "src/main.py:134-138, src/model.py:219-224"),
     ("the gradients' global norm clipped to 1 (tf.clip_by_global_norm), the default of the --grad_clip_norm flag; "
      "every script the repository ships overrides it: bin/run.sh:21 and bin/best_riloff_ia_lstm.sh:10 pass 0.2, "
      "bin/run_riloff.sh:21 and bin/run_me.sh:20 pass 0.1", "src/main.py:53, src/model.py:304-305"),
+    ("(measured alone, --oov-init uniform) words without a GloVe vector start uniform in ±0.1",
+     "src/data_and_resources_acl.py:120-127"),
+    ("(measured alone, --vocabulary all-splits-drop) the vocabulary counted on the training, validation and test "
+     "texts, words seen fewer than 2 times (the scripts' --min_word_freq 2) dropped from every text",
+     "src/data_and_resources_acl.py:349-363, :121, :217-219, bin/run.sh:23"),
+    ("(measured alone, on training texts only: --min-train-tokens 3, --cut-train-tokens 40) documents under 3 "
+     "tokens skipped (the scripts' --min_doc_len 3; the flag's default is 5) and the first 40 tokens kept",
+     "src/data_and_resources_acl.py:99-106, :217, :364-367, src/main.py:29-36, bin/run.sh:24-25"),
 )
 #: What is not implemented here, and why (see docs/results/table7.md).
 NOT_IMPLEMENTED = (
-    "vocabulary counted over all splits with rare words dropped rather than <unk>, documents under 5 tokens dropped, "
-    "at most 40 tokens (src/data_and_resources_acl.py:349-363 and :121, src/main.py:29-36): these change "
-    "which tweets are scored, so the test set would no longer be the published one",
+    "the length rules on validation and test texts, documents under 3 tokens dropped and the rest cut to 40 tokens "
+    "(src/data_and_resources_acl.py:99-106 for every split, :331-341): the test set would no longer be the "
+    "published one",
     "validation and test padded with randomly repeated tweets to a whole number of batches before scoring "
     "(src/data_and_resources_acl.py:284, :383-384): scoring duplicates is not a faithful test metric",
     "the authors' dropout, a script argument (src/main.py:76-78 defaults to 0, bin/best_riloff_ia_lstm.sh:11 passes "
@@ -117,15 +125,14 @@ class _Compared:
 def _protocol_table(cells: list[dict], keys: list[str], name: _Namer, compared: _Compared) -> list[str]:
     """One row per cell: the paper's number, each protocol's ``compared.metric`` over seeds, and whether the
     paper's number lies within the authors'-code range."""
-    lines = [f"| {name.header} | {compared.paper_header} | " + " | ".join(LABELS[k] for k in keys)
-             + f" | {compared.inside_label} in authors'-code range |", "|---|---|" + "---|" * len(keys) + "---|"]
+    rows = []
     for cell in cells:
         authors, protocols = cell["protocols"].get("authors-code"), cell["protocols"]
         inside = "—" if not authors else ("yes" if authors[compared.inside_key] else "no")
-        lines.append(f"| {name(cell)} | {compared.paper_text(cell['paper'])} | "
-                     + " | ".join(_range(protocols[k], compared.metric) if k in protocols else "—" for k in keys)
-                     + f" | {inside} |")
-    return lines
+        rows.append([name(cell), compared.paper_text(cell["paper"]),
+                     *(_range(protocols[k], compared.metric) if k in protocols else "—" for k in keys), inside])
+    return markdown_table(rows, [name.header, compared.paper_header, *(LABELS[k] for k in keys),
+                                 f"{compared.inside_label} in authors'-code range"])
 
 
 def _verdict(cells: list[dict], name: _Namer, close_key: str, inside_key: str, metric: str) -> list[str]:
@@ -151,8 +158,8 @@ def _macro(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
 def _operating_points(cells: list[dict], keys: list[str], name: _Namer) -> list[str]:
     lines = ["", "## Operating point", "",
              "Share of test tweets labelled sarcastic (mean over seeds) and the thresholds the rule chose. The paper's "
-             "share is implied by its precision and recall at our test split's sarcastic share (R × share / P).", "",
-             f"| {name.header} | paper (implied) | " + " | ".join(LABELS[k] for k in keys) + " |", "|---|---|" + "---|" * len(keys)]
+             "share is implied by its precision and recall at our test split's sarcastic share (R × share / P).", ""]
+    rows = []
     for cell in cells:
         paper, first = cell["paper"], next(iter(cell["protocols"].values()))
         share = first.get("positive_share")
@@ -166,21 +173,21 @@ def _operating_points(cells: list[dict], keys: list[str], name: _Namer) -> list[
             thresholds = found["thresholds"]
             median = f" (threshold median {np.median(thresholds):.2f})" if thresholds else ""
             return f"{found['predicted_positive_rate']:.3f}{median}"
-        lines.append(f"| {name(cell)} | {implied} | " + " | ".join(shown(k) for k in keys) + " |")
-    return lines
+        rows.append([name(cell), implied, *(shown(k) for k in keys)])
+    return lines + markdown_table(rows, [name.header, "paper (implied)", *(LABELS[k] for k in keys)])
 
 
 def _ablation(cells: list[dict], name: _Namer) -> list[str]:
     lines = ["", "## Ablation: what each element moves (paired seeds)", "",
              "ΔF1: the protocol's sarcastic-class F1 minus the paper-as-written F1 of the same seed (same validation "
-             "carving), averaged; higher in: seeds where it is higher.", "",
-             f"| {name.header} | protocol | paired seeds | mean ΔF1 | higher in |", "|---|---|---|---|---|"]
+             "carving), averaged; higher in: seeds where it is higher.", ""]
+    rows = []
     for cell in cells:
         for label, row in cell["ablation"].items():
             delta = "—" if row["mean_delta"] is None else f"{row['mean_delta']:+.3f}"
-            lines.append(f"| {name(cell)} | {LABELS.get(label, label)} | {row['pairs']} | {delta} | "
-                         f"{row['higher_in']} of {row['pairs']} |")
-    return lines
+            rows.append([name(cell), LABELS.get(label, label), str(row["pairs"]), delta,
+                         f"{row['higher_in']} of {row['pairs']}"])
+    return lines + markdown_table(rows, [name.header, "protocol", "paired seeds", "mean ΔF1", "higher in"])
 
 
 def _ceiling(cells: list[dict], name: _Namer) -> list[str]:
@@ -189,10 +196,8 @@ def _ceiling(cells: list[dict], name: _Namer) -> list[str]:
              "sarcastic-class F1 any threshold gives, and the best precision at a recall of at least the paper's. "
              "It bounds threshold rules at these epochs only (another epoch may score higher). Where the mean lies "
              "below the paper's F1, no threshold at these epochs reaches it on average over seeds; the paper reports "
-             "one run, so the seeds whose ceiling reaches its F1 (to the paper's three decimals) are counted too.", "",
-             f"| {name.header} | protocol | paper F1 | ceiling F1 (mean [min–max]) | seeds reaching paper F1 | "
-             "precision at paper's recall | paper precision |",
-             "|---|---|---|---|---|---|---|"]
+             "one run, so the seeds whose ceiling reaches its F1 (to the paper's three decimals) are counted too.", ""]
+    rows = []
     for cell in cells:
         for key, found in cell["ceiling"].items():
             best, precision = found["best_f1"], found["precision_at_paper_recall"]
@@ -200,10 +205,11 @@ def _ceiling(cells: list[dict], name: _Namer) -> list[str]:
             at_recall = f"{np.mean(precision):.3f}" if precision else "—"
             paper_precision = f"{paper['precision_sarcastic']:.3f}" if "precision_sarcastic" in paper else "—"
             reaching = sum(round(f1, 3) >= paper["f1_sarcastic"] for f1 in best)
-            lines.append(f"| {name(cell)} | {LABELS[key]} | {paper['f1_sarcastic']:.3f} | "
-                         f"{np.mean(best):.3f} [{min(best):.3f}–{max(best):.3f}] | {reaching} of {len(best)} | "
-                         f"{at_recall} | {paper_precision} |")
-    return lines
+            rows.append([name(cell), LABELS[key], f"{paper['f1_sarcastic']:.3f}",
+                         f"{np.mean(best):.3f} [{min(best):.3f}–{max(best):.3f}]", f"{reaching} of {len(best)}",
+                         at_recall, paper_precision])
+    return lines + markdown_table(rows, [name.header, "protocol", "paper F1", "ceiling F1 (mean [min–max])",
+                                         "seeds reaching paper F1", "precision at paper's recall", "paper precision"])
 
 
 def _sources(isarcasm: bool) -> list[str]:

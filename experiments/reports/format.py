@@ -1,6 +1,9 @@
 """Formatting shared by the reports, the commands and benchmarks/ (no import beyond the standard
-library, so that a benchmark runs where the suite's other libraries are not installed)."""
+library and tabulate, a pure-Python module, so that a benchmark runs where the suite's other libraries are
+not installed)."""
 from __future__ import annotations
+
+from tabulate import tabulate
 
 
 def duration(seconds: float) -> str:
@@ -20,17 +23,24 @@ def failed_section(failed: list[dict]) -> list[str]:
             *(f"- {f['model']} on {f['cell']}, seed {f['seed']}: {f['reason']}" for f in failed)]
 
 
-def table(rows: list[list[str]], header: list[str]) -> str:
-    """A plain aligned text table (right-aligned numbers)."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    def fmt(row):
-        return "  ".join(
-            str(c).rjust(w) if _numeric(c) else str(c).ljust(w) for c, w in zip(row, widths)
-        ).rstrip()
-    lines = [fmt(header), "  ".join("-" * w for w in widths)]
-    return "\n".join(lines + [fmt(r) for r in rows])
+def table(rows: list[list], header: list[str]) -> str:
+    """A plain aligned text table; a column of numbers (placeholders such as "—" aside) is right-aligned.
+    Cells are printed as given: the caller chose each number's digits."""
+    columns = list(zip(header, *rows))
+    align = ["right" if _numbers(column[1:]) else "left" for column in columns]
+    return tabulate(rows, header, tablefmt="simple", disable_numparse=True, colalign=align)
 
 
-def _numeric(value) -> bool:
-    text = str(value).replace(",", "").replace("%", "").replace(".", "", 1).lstrip("-")
+def markdown_table(rows: list[list], header: list[str]) -> list[str]:
+    """A markdown (GitHub) table, as lines; cells are written as given, so no number is reformatted."""
+    return tabulate(rows, header, tablefmt="github", disable_numparse=True).splitlines()
+
+
+def _numbers(cells) -> bool:
+    shown = [str(c) for c in cells if str(c) not in ("", "—")]
+    return bool(shown) and all(_numeric(c) for c in shown)
+
+
+def _numeric(value: str) -> bool:
+    text = value.replace(",", "").replace("%", "").replace(".", "", 1).lstrip("-")
     return text.isdigit()

@@ -2,6 +2,8 @@
 reports, shown in a section of their own so the paper-vs-ours table stays as it is."""
 from __future__ import annotations
 
+from experiments.reports.format import markdown_table
+
 #: The metrics of the section, each when the rows have it.
 _COLUMNS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "accuracy")
 
@@ -15,8 +17,8 @@ def reference_section(result: dict) -> list[str]:
                if any(m in row["metrics"] for row in rows)]
     lines = ["", "## Reference rows (not from the paper)", "",
              "Scored per seed on the same splits as the models above (validation carved from training data with "
-             "the run's seed, test untouched until scoring); no paper reports these rows.", "",
-             f"| corpus | reference | {' | '.join(columns)} |", "|---|---|" + "---|" * len(columns)]
+             "the run's seed, test untouched until scoring); no paper reports these rows.", ""]
+    table = []
     for row in rows:
         cells = []
         for metric in columns:
@@ -24,7 +26,8 @@ def reference_section(result: dict) -> list[str]:
             spread = f" ± {stats['std']:.3f}" if stats and len(stats["values"]) > 1 else ""
             cells.append(f"{stats['mean']:.3f}{spread}" if stats else "—")
         corpus = row["corpus"] + (f" ({row['folds']} folds)" if row.get("folds") else "")
-        lines.append(f"| {corpus} | {row['model']} | {' | '.join(cells)} |")
+        table.append([corpus, row["model"], *cells])
+    lines += markdown_table(table, ["corpus", "reference", *columns])
     described = dict.fromkeys(f"{row['model']}: {row['entrant']['description']}" for row in rows if row.get("entrant"))
     if described:
         lines += [""] + [f"- {line}" for line in described]

@@ -10,7 +10,7 @@ import csv
 import io
 from pathlib import Path
 
-from experiments.reports.format import duration
+from experiments.reports.format import duration, markdown_table
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
 from experiments.runs.protocol import QUICK
@@ -74,14 +74,12 @@ def markdown_report(result: dict) -> str:
         f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
         f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.",
         "",
-        "| corpus | model | metric | published | iSarcasm impl. | ours (mean ± std) | Δ published | Δ impl. |",
-        "|---|---|---|---|---|---|---|---|",
     ]
-    flagged = []
+    rows, flagged = [], []
     for cell in result["cells"]:
         failed = failure_note(cell)
         if failed and not cell["metrics"]:
-            lines.append(f"| {cell['corpus']} | {cell['model']} | — | | | {failed}; no mean | | |")
+            rows.append([cell["corpus"], cell["model"], "—", "", "", f"{failed}; no mean", "", ""])
         for metric in shown_metrics(cell, result.get("shown_metrics", [])):
             stats = cell["metrics"][metric]
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
@@ -93,22 +91,22 @@ def markdown_report(result: dict) -> str:
                 flagged.append((cell, metric, delta_impl))
             spread = f" ± {stats['std']:.3f}" if len(stats["values"]) > 1 else ""
             corpus = cell["corpus"] + (f" ({cell['folds']} folds)" if cell.get("folds") else "")
-            lines.append(
-                f"| {corpus} | {cell['model']} | {metric} | {_fmt(published)} | {_fmt(impl)} | "
-                f"{ours:.3f}{spread}{f' ({failed}; mean of the others)' if failed else ''} | "
-                f"{_fmt(None if published is None else ours - published, True)} | "
-                f"{_fmt(delta_impl, True)}{mark} |"
-            )
+            rows.append([corpus, cell["model"], metric, _fmt(published), _fmt(impl),
+                         f"{ours:.3f}{spread}{f' ({failed}; mean of the others)' if failed else ''}",
+                         _fmt(None if published is None else ours - published, True), _fmt(delta_impl, True) + mark])
+    lines += markdown_table(rows, ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)",
+                                   "Δ published", "Δ impl."])
     lines += reference_section(result)
     tuned = [c for c in result["cells"] if "tuned_threshold_variant" in c]
     if tuned:
-        lines += ["", "## Variant: threshold tuned on validation (not comparable with the faithful rows)", "",
-                  "| corpus | model | thresholds | F1 sarcastic (mean ± std) |", "|---|---|---|---|"]
+        rows = []
         for cell in tuned:
             variant = cell["tuned_threshold_variant"]
             f1 = variant["metrics"]["f1_sarcastic"]
             thresholds = ", ".join(f"{t:.2f}" for t in variant["thresholds"])
-            lines.append(f"| {cell['corpus']} | {cell['model']} | {thresholds} | {f1['mean']:.3f} ± {f1['std']:.3f} |")
+            rows.append([cell["corpus"], cell["model"], thresholds, f"{f1['mean']:.3f} ± {f1['std']:.3f}"])
+        lines += ["", "## Variant: threshold tuned on validation (not comparable with the faithful rows)", "",
+                  *markdown_table(rows, ["corpus", "model", "thresholds", "F1 sarcastic (mean ± std)"])]
     lines += selection_section(result) + operating_point_section(result["cells"]) + per_class_section(result["cells"])
     if flagged:
         lines += ["", f"## Cells more than {FLAG} from the iSarcasm implementation (⚑)", ""]
@@ -137,18 +135,18 @@ def comparison_markdown(base: dict, other: dict) -> str:
     a, b = base["experiment"], other["experiment"]
     lines = [f"# {b} against {a}", "", f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
              f"Δ is the difference of the means; higher in: the paired runs (same seed and fold) in which {b} "
-             "scored higher.", "",
-             f"| corpus | model | metric | {a} | {b} | Δ | higher in |", "|---|---|---|---|---|---|---|"]
+             "scored higher.", ""]
+    rows = []
     for mine, their in shared:
         if not (mine["metrics"] and their["metrics"]):  # a side whose every run failed: said, not left out
-            lines.append(f"| {mine['corpus']} | {mine['model']} | — | {_failed_or_none(mine)} | "
-                         f"{_failed_or_none(their)} | | |")
+            rows.append([mine["corpus"], mine["model"], "—", _failed_or_none(mine), _failed_or_none(their), "", ""])
         for metric in shown_metrics(mine, base.get("shown_metrics", [])):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
-                lines.append(f"| {mine['corpus']} | {mine['model']} | {metric} | {x['mean']:.3f} ± {x['std']:.3f} | "
-                             f"{y['mean']:.3f} ± {y['std']:.3f} | {y['mean'] - x['mean']:+.3f} | "
-                             f"{_paired_wins(mine, their, metric)} |")
+                rows.append([mine["corpus"], mine["model"], metric, f"{x['mean']:.3f} ± {x['std']:.3f}",
+                             f"{y['mean']:.3f} ± {y['std']:.3f}", f"{y['mean'] - x['mean']:+.3f}",
+                             _paired_wins(mine, their, metric)])
+    lines += markdown_table(rows, ["corpus", "model", "metric", a, b, "Δ", "higher in"])
     return "\n".join(lines) + "\n"
 
 
@@ -198,12 +196,10 @@ def selection_section(result: dict) -> list[str]:
     cells = [c for c in result["cells"] if c.get("thresholds")]
     if rule == "best" or not cells:
         return []
-    lines = ["", f"## Selection rule '{rule}' (chosen on validation data, per run)", "",
-             "| corpus | model | epochs | thresholds |", "|---|---|---|---|"]
-    for cell in cells:
-        lines.append(f"| {cell['corpus']} | {cell['model']} | {', '.join(map(str, cell['selected_epochs']))} | "
-                     f"{', '.join(f'{t:.2f}' for t in cell['thresholds'])} |")
-    return lines
+    rows = [[cell["corpus"], cell["model"], ", ".join(map(str, cell["selected_epochs"])),
+             ", ".join(f"{t:.2f}" for t in cell["thresholds"])] for cell in cells]
+    return ["", f"## Selection rule '{rule}' (chosen on validation data, per run)", "",
+            *markdown_table(rows, ["corpus", "model", "epochs", "thresholds"])]
 
 
 def operating_point_section(cells: list[dict]) -> list[str]:
@@ -214,16 +210,16 @@ def operating_point_section(cells: list[dict]) -> list[str]:
     lines = ["", "## Operating point and ranking (test split)", "",
              "Sarcastic share: of the test texts. Predicted sarcastic: share the model labels sarcastic at the "
              "decision threshold. AP: average precision of P(sarcastic), which no threshold changes (chance = the "
-             "sarcastic share). All-sarcastic F1: the sarcastic-class F1 of labelling every text sarcastic.", "",
-             "| corpus | model | sarcastic share | predicted sarcastic (mean ± std) | AP (mean ± std) | "
-             "all-sarcastic F1 |", "|---|---|---|---|---|---|"]
+             "sarcastic share). All-sarcastic F1: the sarcastic-class F1 of labelling every text sarcastic.", ""]
+    table = []
     for cell in rows:
         point = cell["operating_point"]
         rate, ap = point["predicted_positive_rate"], point["average_precision"]
-        lines.append(f"| {cell['corpus']} | {cell['model']} | {point['positive_share']:.3f} | "
-                     f"{rate['mean']:.3f} ± {rate['std']:.3f} | {ap['mean']:.3f} ± {ap['std']:.3f} | "
-                     f"{point['all_sarcastic_f1']:.3f} |")
-    return lines
+        table.append([cell["corpus"], cell["model"], f"{point['positive_share']:.3f}",
+                      f"{rate['mean']:.3f} ± {rate['std']:.3f}", f"{ap['mean']:.3f} ± {ap['std']:.3f}",
+                      f"{point['all_sarcastic_f1']:.3f}"])
+    return lines + markdown_table(table, ["corpus", "model", "sarcastic share", "predicted sarcastic (mean ± std)",
+                                          "AP (mean ± std)", "all-sarcastic F1"])
 
 
 def per_class_section(cells: list[dict]) -> list[str]:
@@ -231,13 +227,11 @@ def per_class_section(cells: list[dict]) -> list[str]:
     rows = [c for c in cells if c.get("per_class")]
     if not rows:
         return []
-    lines = ["", "## Per-class scores (test split, mean ± std)", "",
-             "| corpus | model | class | support | precision | recall | F1 |", "|---|---|---|---|---|---|---|"]
-    for cell in rows:
-        for name, stats in cell["per_class"].items():
-            scores = " | ".join(f"{stats[s]['mean']:.3f} ± {stats[s]['std']:.3f}" for s in ("precision", "recall", "f1"))
-            lines.append(f"| {cell['corpus']} | {cell['model']} | {name} | {stats['support']} | {scores} |")
-    return lines
+    table = [[cell["corpus"], cell["model"], name, str(stats["support"]),
+              *(f"{stats[s]['mean']:.3f} ± {stats[s]['std']:.3f}" for s in ("precision", "recall", "f1"))]
+             for cell in rows for name, stats in cell["per_class"].items()]
+    return ["", "## Per-class scores (test split, mean ± std)", "",
+            *markdown_table(table, ["corpus", "model", "class", "support", "precision", "recall", "F1"])]
 
 
 def _reuse(result: dict) -> str:

@@ -40,11 +40,13 @@ def context_text(turns: tuple[str, ...] | list[str], mode: str) -> str:
 class FitTexts:
     """What inputs are fitted on: the training texts, their dialogue turns (one tuple per text, for
     ``context`` last/all), and ``extra`` texts whose words join the vocabulary though nothing is
-    trained on them (``--unk-scope corpus``)."""
+    trained on them (``--unk-scope corpus``; ``drop_rare``: the iSarcasm authors' vocabulary,
+    ``--vocabulary all-splits-drop``, see :meth:`Preprocessor.fit`)."""
 
     texts: list[str]
     contexts: list[tuple[str, ...]] | None = None
     extra: list[str] | None = None
+    drop_rare: bool = False
 
 
 class ModelInputs:
@@ -68,7 +70,7 @@ class ModelInputs:
         another machine gets it from the driver), else read from ``data_dir`` when needed."""
         train_texts = training.texts
         contexts = [context_text(turns, context) for turns in training.contexts or ()] if context != "none" else []
-        preprocessor = Preprocessor(config).fit(train_texts, extra_texts=training.extra, context_texts=contexts)
+        preprocessor = Preprocessor(config).fit(train_texts, training.extra, contexts, training.drop_rare)
         inputs = cls(preprocessor, input_names, data_dir, context)
         inputs._lexicons = lexicons
         if contexts:
@@ -86,9 +88,12 @@ class ModelInputs:
     def lexicon_dim(self) -> int:
         return 0 if self.lexicon_mean is None else int(self.lexicon_mean.shape[0])
 
-    def build(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None) -> dict[str, np.ndarray]:
-        """The model's input dict for these texts (and their context turns; none given: empty contexts)."""
-        result = {"tokens": self.preprocessor.transform(texts)}
+    def build(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
+              first: int | None = None) -> dict[str, np.ndarray]:
+        """The model's input dict for these texts (and their context turns; none given: empty contexts).
+        ``first``: the token ids read only each text's first N tokens (``--cut-train-tokens``; the
+        lexicon features and the context still read all of it)."""
+        result = {"tokens": self.preprocessor.transform(texts, first)}
         if "lexicon" in self.input_names:
             raw = self._lexicon_features(texts)
             result["lexicon"] = ((raw - self.lexicon_mean) / self.lexicon_std).astype("float32")

@@ -48,6 +48,12 @@ INITIAL_STATES = ("zeros", "random")
 #: batch, validation scored once per epoch.  benchmarks/same_distribution.py did not find it to give the
 #: exact engine's distribution over seeds (docs/results/fast-engine/README.md), so it is not the default.
 ENGINES = ("exact", "fast")
+#: How the embedding rows of words without a pre-trained vector start: "normal" (a seeded normal draw with the
+#: vectors' standard deviation, :mod:`embeddings.matrix`) or "uniform" (U(-0.1, 0.1), the iSarcasm authors' code).
+OOV_INITS = ("normal", "uniform")
+#: Which texts the vocabulary is counted on: "train" (rare tokens become <unk>; ``--unk-scope`` may count every
+#: split) or "all-splits-drop" (every split's texts, never labels; rare tokens are dropped: the authors' code).
+VOCABULARIES = ("train", "all-splits-drop")
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
 #: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
@@ -124,6 +130,26 @@ class TrainConfig:
                            "per batch, validation scored once per epoch (1.1-1.7x less CPU per epoch; a named "
                            "variant: its distribution over seeds was not shown to be the same).", ENGINES,
                            before="exact")
+    oov_init: str = _setting("normal", "How words without a pre-trained vector start: normal (a seeded draw with the "
+                             "vectors' standard deviation, the default) or uniform (U(-0.1, 0.1), seeded per run: the "
+                             "iSarcasm authors' code, src/data_and_resources_acl.py:126; a named variant).", OOV_INITS,
+                             before="normal")
+    min_train_tokens: int | None = _setting(None, "Drop training texts of fewer tokens than this (validation and test "
+                                            "are untouched): the iSarcasm authors' min_doc_len, "
+                                            "src/data_and_resources_acl.py:99, which their scripts set to 3 "
+                                            "(bin/run.sh:24; the flag's default is 5, src/main.py:34); a named "
+                                            "variant.", before=None, range=Range(1))
+    cut_train_tokens: int | None = _setting(None, "Keep the first N tokens of each training text (validation and "
+                                            "test are untouched): the iSarcasm authors' max_doc_len 40, "
+                                            "src/data_and_resources_acl.py:217, src/main.py:36, bin/run.sh:25; a "
+                                            "named variant.", before=None, range=Range(1))
+    vocabulary: str = _setting("train", "train: the vocabulary is counted on the training split and rare words "
+                               "become <unk> (see --unk-scope); all-splits-drop: counted on the training, validation "
+                               "and test TEXTS (never their labels: only the model's vocabulary changes, every test "
+                               "text is scored), and words seen fewer than --unk-min-count times are dropped from every "
+                               "text: the iSarcasm authors' code, src/data_and_resources_acl.py:349-363, :121, "
+                               ":217-219, min count 2 as their scripts' --min_word_freq (bin/run.sh:23); a named "
+                               "variant.", VOCABULARIES, before="train")
     initial_state: str = _setting("zeros", "The initial state of every LSTM (lstm, att-lstm, dense-lstm, "
                                   "siarn, miarn): zeros (Keras', the paper's) or random: uniform in ±0.01, drawn "
                                   "anew for every batch, at evaluation too, from the run's seed (the authors' code, "

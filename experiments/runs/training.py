@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils.class_weight import compute_class_weight
 from tqdm import tqdm
 
-from embeddings.matrix import embedding_matrix
+from embeddings.matrix import embedding_matrix, uniform_oov
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
 from experiments.runs import provenance
 from experiments.runs.console import chatty
@@ -52,6 +52,7 @@ from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LEXICON_TOKENS
 from preprocessing.limits import check_memory
+from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset, Record
 
 
@@ -246,6 +247,12 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
     return RunFiles.collect(writer, metrics)
 
 
+def run_inputs(run: RunSpec, dataset: Dataset, data_dir: Path) -> "_Data":
+    """The inputs and targets ``run`` trains and is scored on, built as :func:`train_run` builds them,
+    nothing trained: what a setting such as ``--min-train-tokens`` changes can be read here."""
+    return _inputs(_plan(run, dataset, data_dir))
+
+
 def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
     """The finished run of this configuration in ``place``'s folder or else in one of its twins;
     else its failed run there (an outcome too: see :func:`train_run`)."""
@@ -325,6 +332,7 @@ class _Data:
     y: dict[str, np.ndarray]       # the label's targets
     y_fit: dict[str, object]       # what fit() gets: ``y``, or per output for a multi-task model
     aux: dict[str, tuple[str, ...]]
+    corpus_order: np.ndarray       # each training text's position in the corpus (the authors' batches read it)
 
 
 def _inputs(plan: _Plan) -> _Data:
@@ -332,11 +340,13 @@ def _inputs(plan: _Plan) -> _Data:
     from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
 
     dataset, spec, splits, train, preprocess = plan.dataset, plan.spec, plan.splits, plan.train, plan.preprocess
-    parts = {"train": splits.train, "validation": splits.validation, "test": splits.test}
+    parts = {"train": _long_enough(plan), "validation": splits.validation, "test": splits.test}
     texts = {name: [r.text for r in records] for name, records in parts.items()}
     contexts = {name: [r.context for r in records] for name, records in parts.items()}
-    extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" else None
-    inputs = ModelInputs.fit(preprocess, spec.inputs, FitTexts(texts["train"], contexts["train"], extra), plan.data_dir,
+    drop_rare = train.vocabulary == "all-splits-drop"
+    extra = texts["validation"] + texts["test"] if preprocess.unk_scope == "corpus" or drop_rare else None
+    fit_texts = FitTexts(texts["train"], contexts["train"], extra, drop_rare)
+    inputs = ModelInputs.fit(preprocess, spec.inputs, fit_texts, plan.data_dir,
                              context=train.context, lexicons=plan.resources.lexicons if plan.resources else None)
     if dataset.multi_label and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
@@ -345,13 +355,32 @@ def _inputs(plan: _Plan) -> _Data:
     if aux and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
-    x = {name: inputs.build(texts[name], contexts[name]) for name in parts}
+    x = {name: inputs.build(texts[name], contexts[name], train.cut_train_tokens if name == "train" else None)
+         for name in parts}
     y = {name: targets(dataset, records) for name, records in parts.items()}
     y_fit = y
     if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
         y_fit = {name: {MAIN_OUTPUT: y[name], **aux_targets(dataset, parts[name], aux)}
                  for name in ("train", "validation")}
-    return _Data(inputs, texts["train"], x, y, y_fit, aux)
+    position = {record.id: index for index, record in enumerate(dataset.records)}
+    order = np.array([position[record.id] for record in parts["train"]])
+    return _Data(inputs, texts["train"], x, y, y_fit, aux, order)
+
+
+def _long_enough(plan: _Plan) -> list[Record]:
+    """The training records a run learns from: every one, or with ``--min-train-tokens N`` those of at
+    least N tokens (the iSarcasm authors' ``min_doc_len``; their lengths are counted in this
+    project's tokens).  Validation and test records are never dropped: the test set stays the published one."""
+    records, least = plan.splits.train, plan.train.min_train_tokens
+    if least is None:
+        return records
+    lengths = list(map(len, Preprocessor(plan.preprocess).tokenize([r.text for r in records])))
+    kept = [record for record, length in zip(records, lengths) if length >= least]
+    if not kept:
+        raise IsarcasmError(f"--min-train-tokens {least} drops every training text of '{plan.dataset.name}' (the "
+                            f"longest has {max(lengths)} tokens); lower it")
+    plan.dataset.check_learnable(kept, plan.splits.validation)
+    return kept
 
 
 @dataclass
@@ -381,6 +410,8 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
                        lambda: preprocessor.tokenize(data.train_texts), seed)
         vectors = load() if str(train.embeddings) == WORD2VEC else meter.apart(load)
     matrix, coverage = embedding_matrix(preprocessor.vocab, vectors, seed=seed)
+    if train.oov_init == "uniform":
+        matrix = uniform_oov(matrix, preprocessor.vocab, vectors, seed)
     if verbose:
         tqdm.write(f"embeddings: {coverage}")
     num_classes, multi_label = len(dataset.label_names), dataset.multi_label
@@ -399,9 +430,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    pieces = _pieces(train)  # one update per batch: the optimizer sums its pieces' gradients
-    optimizer = keras.optimizers.Adam(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm,
-                                      gradient_accumulation_steps=pieces if pieces > 1 else None)
+    optimizer = _optimizer(train, batch, data.x["train"])
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -420,6 +449,25 @@ class _Fitted:
 #: The fast engine's pieces per batch (see :class:`baselines.batching.SplitBatches`; measured in
 #: benchmarks/fast_engine.py and docs/results/speed.md).
 PIECES = 2
+
+
+def _optimizer(train: TrainConfig, batch: int, inputs: dict):
+    """Adam, making one update per batch: over the fast engine's pieces on TensorFlow,
+    :class:`~baselines.optimizers.PieceAdam` (the word vectors' gradient stays slice by slice, as
+    the padded batch's is); on JAX and torch, whose gradients are dense either way, Keras' own
+    gradient accumulation."""
+    import keras  # loads TensorFlow: only when a model is trained
+
+    from baselines.batching import SEQUENCE_INPUTS
+    from baselines.optimizers import PieceAdam
+
+    pieces, settings = _pieces(train), dict(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
+    if pieces == 1:
+        return keras.optimizers.Adam(**settings)
+    if keras.backend.backend() != "tensorflow":
+        return keras.optimizers.Adam(**settings, gradient_accumulation_steps=pieces)
+    positions = sum(values.shape[1] + 1 for name, values in inputs.items() if name in SEQUENCE_INPUTS)
+    return PieceAdam(pieces, capacity=(pieces - 1) * -(-batch // pieces) * positions, **settings)
 
 
 def _pieces(train: TrainConfig) -> int:
@@ -480,26 +528,24 @@ def _batches(plan: _Plan, data: _Data):
     weights = class_weights(labels, data.y["train"].shape[1]) if train.class_weight == "balanced" else None
     if train.batching == "bucket":
         return LengthBuckets(x, y, train.batch_size, plan.seed), weights
-    draw = _draw(plan, labels)
+    draw = _draw(train, labels, data.corpus_order)
     if train.engine == "exact":
         return (None if train.batching == "shuffled" else PaddedBatches(x, y, draw, plan.seed)), weights
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
     return SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), None
 
 
-def _draw(plan: _Plan, labels: np.ndarray):
-    """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`)."""
+def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
+    """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`); ``order``:
+    each training text's position in the corpus."""
     from baselines.batching import (  # loads TensorFlow: only when a model is trained
         batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, shuffled_rows)
 
-    size = plan.train.batch_size
-    if plan.train.batching == "class-ratio":
-        return partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), size))
-    if plan.train.batching == "class-ratio-once":
-        position = {record.id: index for index, record in enumerate(plan.dataset.records)}
-        order = np.array([position[record.id] for record in plan.splits.train])
-        return formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=size))
-    return partial(shuffled_rows, size=len(labels), batch_size=size)
+    if train.batching == "class-ratio":
+        return partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), train.batch_size))
+    if train.batching == "class-ratio-once":
+        return formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=train.batch_size))
+    return partial(shuffled_rows, size=len(labels), batch_size=train.batch_size)
 
 
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:

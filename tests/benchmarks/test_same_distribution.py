@@ -12,6 +12,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 from locations import ROOT
+from markdown_tables import unpadded
 
 from experiments.reports import distribution
 from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
@@ -57,7 +58,7 @@ def write(tmp_path, name, result):
 def run_script(capsys, *argv):
     status = load_script().main(list(map(str, argv)))
     out, err = capsys.readouterr()
-    return status, out, err
+    return status, unpadded(out), err
 
 
 def test_the_permutation_test_is_exact_for_ten_against_ten_and_matches_brute_force():

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from embeddings.matrix import GLOVE_STD, embedding_matrix, lookup_key
+from embeddings.matrix import GLOVE_STD, embedding_matrix, lookup_key, uniform_oov
 from embeddings.vectors import (
     default_vectors_path,
     file_sha256,
@@ -263,3 +263,16 @@ def test_real_glove_from_its_cache(real_data_dir):
     assert kv.index_to_key[0] == "the" and kv["the"][0] == pytest.approx(-0.038194)
     assert "a" not in kv.key_to_index and lookup_key("a", kv) == "an"
     assert np.std(kv.vectors) == pytest.approx(GLOVE_STD, abs=0.005)
+
+
+def test_uniform_oov_draws_rows_without_a_vector_in_a_tenth_seeded_per_run(kv):
+    """--oov-init uniform: the iSarcasm authors' U(-0.1, 0.1) for every row without a vector."""
+    vocab = vocab_of({f"oov{i}": 2 for i in range(500)} | {"cat": 2, "the": 2})
+    normal, _ = embedding_matrix(vocab, kv, seed=3)
+    uniform = uniform_oov(normal, vocab, kv, seed=3)
+    missing = [i for i, token in enumerate(vocab.tokens) if i != PAD_ID and token not in ("cat", "the")]
+    assert np.abs(uniform[missing]).max() <= 0.1 and np.std(uniform[missing]) == pytest.approx(0.2 / 12 ** 0.5, rel=0.05)
+    assert np.array_equal(uniform[vocab.index("cat")], normal[vocab.index("cat")]) and not uniform[PAD_ID].any()
+    assert np.array_equal(uniform, uniform_oov(normal, vocab, kv, seed=3))
+    assert not np.array_equal(uniform[missing], uniform_oov(normal, vocab, kv, seed=4)[missing])
+    assert np.abs(uniform_oov(normal, vocab, None, seed=3)[1:]).max() <= 0.1  # no vectors: every row

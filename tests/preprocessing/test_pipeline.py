@@ -116,3 +116,21 @@ def test_real_isarcasmeval_train_split(real_data_dir):
     assert counts["<unk>"] / total < 0.15 and counts["<user>"] > 100 and counts["<number>"] > 10
     assert {"love", "n't", "!", "(", "😂"} <= set(pre.vocab.tokens)
     assert pre.transform(texts).shape == (len(texts), pre.max_len)
+
+
+def test_drop_rare_counts_every_split_and_drops_rare_words_from_every_text():
+    """The iSarcasm authors' vocabulary (--vocabulary all-splits-drop): whatever unk_scope says."""
+    pre = Preprocessor().fit(TRAIN, extra_texts=TEST, drop_rare=True)
+    assert "tests" in pre.vocab and "sunshine" not in pre.vocab and "mondays" not in pre.vocab
+    assert pre.max_len == 3
+    assert list(pre.transform(["sunshine I Mondays tests"])[0]) == [pre.vocab.index("i"), pre.vocab.index("tests"),
+                                                                   PAD_ID]
+    assert [UNK_ID] not in pre.transform(TRAIN + TEST).tolist()
+    assert pre.model_tokens([["sunshine", "so", "fun"]]) == [["so", "fun"]]
+
+
+def test_first_reads_only_each_texts_first_tokens_and_the_default_all():
+    pre = Preprocessor().fit(TRAIN)
+    assert np.array_equal(pre.transform(TRAIN, first=None), pre.encode(pre.tokenize(TRAIN)))
+    assert list(pre.transform(["so fun I love"], first=2)[0][:3]) == [pre.vocab.index("so"), pre.vocab.index("fun"),
+                                                                      PAD_ID]

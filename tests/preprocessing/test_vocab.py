@@ -67,3 +67,22 @@ def test_bad_vocabulary_files_are_clear_errors(tmp_path, content, problem):
     path.write_text(json.dumps(content))
     with pytest.raises(DataError, match=f"{path}: {problem}"):
         Vocabulary.load(path)
+
+
+def test_a_dropping_vocabulary_leaves_unknown_tokens_out_and_counts_none_as_unk():
+    vocab = Vocabulary.build(Counter("x x y y rare".split()), 2, drops_unknown=True)
+    assert vocab.encode(["x", "never", "y", "rare"]) == [vocab.index("x"), vocab.index("y")]
+    assert vocab.with_unk(["never", "x"]) == ["x"]
+    assert vocab.counts[UNK_ID] == 0 and sum(vocab.counts) == 4  # "rare" is read by no model: not <unk>
+
+
+def test_the_file_says_a_vocabulary_drops_and_an_older_file_reads_unk(tmp_path):
+    dropping = Vocabulary.build(Counter("x x".split()), 2, drops_unknown=True)
+    dropping.save(tmp_path / "drop.json")
+    assert Vocabulary.load(tmp_path / "drop.json").encode(["x", "never"]) == [dropping.index("x")]
+    build("x x").save(tmp_path / "unk.json")
+    assert "unknown" not in json.loads((tmp_path / "unk.json").read_text())  # default files stay as they were
+    assert not Vocabulary.load(tmp_path / "unk.json").drops_unknown
+    data = {**dropping.to_json(), "unknown": "skip"}
+    with pytest.raises(DataError, match="'unknown' must be 'unk' or 'drop'"):
+        Vocabulary.from_json(data, "v.json")

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+from markdown_tables import unpadded
 
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.runs.metrics import classification_metrics
@@ -55,8 +56,7 @@ def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_flo
     assert summary["all_sarcastic"]["f1_macro"] == pytest.approx(0.3 / 1.3)
     assert rows["all"]["mean"] == pytest.approx(summary["all_sarcastic"]["f1_sarcastic"])  # the floor is that model
 
-    markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
-                                   "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+    markdown = _report(summary)
     assert "| 3= of 4; below the all-sarcastic floor (0.462) |" in markdown
     assert "cand ranks 3= of 4; below the all-sarcastic floor (0.462)." in markdown
     assert "| 0.462 (30% sarcastic) |" in markdown  # the summary's floor column
@@ -93,15 +93,12 @@ def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recor
     summary = summarise(cell, "cand", "bootstrap", 50)
     assert summary["classics"][0]["parameters"] == 23
     assert summary["classics"][0]["train_seconds"]["mean"] == 15.0
-    markdown = benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
-                                   "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+    markdown = _report(summary)
     assert "| 23 | 15 s | 2,000/s | 850 MiB |" in markdown  # training: the mean; throughput, memory: medians
     (runs[1] / "metrics.json").write_text(json.dumps({"train_seconds": 20.0}))  # written before costs were recorded
     summary = summarise(cell, "cand", "bootstrap", 50)
     assert summary["classics"][0]["predict_texts_per_second"] is None  # not a median of the runs that have one
-    assert "| 23 | 15 s | — | — |" in benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50,
-                                                          "seeds": [0], "git_commit": "x", "cells": [summary],
-                                                          "missing": [], "failed_runs": []})
+    assert "| 23 | 15 s | — | — |" in _report(summary)
 
 
 def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_two_sweeps(tmp_path):
@@ -119,8 +116,9 @@ def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_t
 
 
 def _report(summary: dict) -> str:
-    return benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
-                               "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []})
+    """The benchmark's markdown, its tables unpadded."""
+    return unpadded(benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
+                               "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []}))
 
 
 ONE_OF_THREE = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # F1 0.5: above the floor (0.462)

@@ -1,6 +1,7 @@
 """Operating-point figures against scikit-learn, and their place in the report."""
 import numpy as np
 import pytest
+from markdown_tables import unpadded
 from sklearn.metrics import average_precision_score, f1_score
 
 from experiments.reports.operating_point import all_sarcastic_f1, operating_point
@@ -63,6 +64,6 @@ def test_report_shows_one_row_per_binary_cell(tmp_path):
     summary["operating_point"] = operating_point(runs)
     result = {"experiment": "t", "title": "T", "source": "S", "seeds": [0], "git_commit": "abc",
               "wall_seconds": 1, "compute_seconds": 1, "cells": [summary]}
-    text = markdown_report(result)
+    text = unpadded(markdown_report(result))
     assert "## Operating point and ranking (test split)" in text
     assert "| riloff | lstm | 0.250 | 0.500 ± 0.000 | 1.000 ± 0.000 | 0.400 |" in text

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 from click.testing import CliRunner
+from markdown_tables import unpadded
 from matplotlib.image import imread
 from sklearn.metrics import confusion_matrix
 
@@ -103,7 +104,7 @@ def test_cross_results_get_a_heatmap_per_model(tmp_path):
     (tmp_path / "cross.json").write_text(json.dumps(result))
     outcome = CliRunner().invoke(main, ["report", "cross", "--results-dir", str(tmp_path), "--html"])
     assert outcome.exit_code == 0, outcome.output
-    assert "| alpha | **0.500 ± 0.100** | 0.500 ± 0.100 |" in outcome.output
+    assert "| alpha | **0.500 ± 0.100** | 0.500 ± 0.100 |" in unpadded(outcome.output)
     page = (tmp_path / "cross" / "index.html").read_text()
     assert re.findall(r'<img src="([^"]+)"', page) == ["heatmap-lstm.png", "heatmap-cnn.png"]
     assert imread(tmp_path / "cross" / "heatmap-cnn.png").shape[1] > 400

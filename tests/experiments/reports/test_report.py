@@ -1,5 +1,6 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
 import pytest
+from markdown_tables import cells, tables, unpadded
 
 from experiments.reports.table import comparison_markdown, markdown_report, results_csv
 from experiments.studies.experiment import Cell, Reference
@@ -19,7 +20,7 @@ def result_with(values, references, note="a data note"):
 def test_rows_compare_each_reference_in_its_own_metric():
     result = result_with([0.60, 0.70], [Reference("published", "f1_macro", 0.70),
                                         Reference("iSarcasm impl.", "f1_sarcastic", 0.66)])
-    text = markdown_report(result)
+    text = unpadded(markdown_report(result))
     assert "| riloff | lstm | f1_macro | 0.700 | — | 0.750 ± 0.071 | +0.050 | — |" in text
     assert "| riloff | lstm | f1_sarcastic | — | 0.660 | 0.650 ± 0.071 | — | -0.010 |" in text
     assert "Wall time 1 h 02 min" in text
@@ -30,7 +31,7 @@ def test_rows_compare_each_reference_in_its_own_metric():
 
 def test_cells_far_from_the_implementation_are_flagged_with_their_note():
     result = result_with([0.50], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)], note="smaller corpus")
-    text = markdown_report(result)
+    text = unpadded(markdown_report(result))
     assert "| 0.500 | — | -0.160 ⚑ |" in text
     assert "- riloff/lstm f1_sarcastic: -0.160. smaller corpus" in text
 
@@ -40,7 +41,7 @@ def test_cells_far_from_the_implementation_are_flagged_with_their_note():
                                           ({"epochs": 2, "max_train": None}, False)])
 def test_a_quick_runs_report_says_it_is_a_smoke_run_and_flags_nothing(train, smoke):
     result = {**result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]), "train": train}
-    text = markdown_report(result)
+    text = unpadded(markdown_report(result))
     assert ("**Smoke run** (`--quick`: 2 epoch(s) on at most 600 training texts)" in text) == smoke
     assert ("not comparable" in text) == smoke
     assert ("⚑" in text) != smoke and ("| 0.000 | — | -0.660 |" in text) == smoke
@@ -71,7 +72,7 @@ def test_per_class_rows_average_each_class_over_the_runs():
     result = result_with([0.60], [])
     result["cells"][0]["per_class"] = per_class
     assert ("| riloff | lstm | not sarcastic | 6 | 0.300 ± 0.141 | 0.500 ± 0.000 | 0.400 ± 0.000 |"
-            in markdown_report(result))
+            in unpadded(markdown_report(result)))
 
 
 def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
@@ -80,18 +81,18 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     for result in (base, variant):  # the same folds and seeds, listed in different orders
         runs = [f"runs/{result['experiment']}/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
         result["cells"][0]["runs"] = runs if result is base else runs[::-1]
-    text = comparison_markdown(base, variant)
+    text = unpadded(comparison_markdown(base, variant))
     # Paired by fold: 0.60 vs 0.80, 0.70 vs 0.50, 0.65 vs 0.70, so the variant is higher in 2 of 3.
     assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | 2/3 |" in text
     base["cells"][0]["runs"] = ["d"] * 3  # runs without seed or fold in their path cannot be paired
-    assert "| +0.017 | — |" in comparison_markdown(base, variant)
+    assert "| +0.017 | — |" in unpadded(comparison_markdown(base, variant))
     assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
     # A cell that stores its runs' seed and fold is paired by them, whatever its paths say.
     base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
-    assert "| +0.017 | 2/3 |" in comparison_markdown(base, variant)
+    assert "| +0.017 | 2/3 |" in unpadded(comparison_markdown(base, variant))
     # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
     failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
-    text = comparison_markdown(base, {**variant, "cells": [failed]})
+    text = unpadded(comparison_markdown(base, {**variant, "cells": [failed]}))
     assert ("| riloff | lstm | — | 3 run(s), nothing to compare with | 1 of 1 seeds failed: non-finite loss; "
             "no mean | | |") in text
     variant["cells"][0]["model"] = "cnn"
@@ -172,3 +173,26 @@ def test_reproduce_prints_the_note_as_its_last_line(tmp_path, monkeypatch):
     last = printed.output.strip().splitlines()[-1]
     assert last.startswith("Protocol: the paper as written.") and "`isarcasm report t --fidelity`" in last
     assert "not measured" in last
+
+
+def test_every_table_of_a_report_parses_as_a_markdown_table_with_its_columns_and_values():
+    result = result_with([0.60, 0.70], [Reference("published", "f1_macro", 0.70)])
+    run = {"per_class": {"0": {"precision": 0.2, "recall": 0.5, "f1": 0.4, "support": 6},
+                         "1": {"precision": 0.6, "recall": 1.0, "f1": 0.8, "support": 4}}}
+    result["cells"][0]["per_class"] = per_class_scores(("not sarcastic", "sarcastic"), [run], [None])
+    text = markdown_report(result)
+    found = tables(text)
+    assert len(found) == 2  # the paper-vs-ours table and the per-class table
+    for table in found:
+        width = len(table.rows[0])
+        assert set(table.lines[1].replace("|", "")) == {"-"}  # the separator row
+        assert len(table.rows) == len(table.lines) - 1  # every source line but the separator is a row
+        assert all(len(cells(line)) == width for line in table.lines)  # no row cut or padded by the parser
+    main, per_class = found
+    assert main.rows[0] == ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)",
+                            "Δ published", "Δ impl."]
+    assert main.rows[1:] == [["riloff", "lstm", "f1_macro", "0.700", "—", "0.750 ± 0.071", "+0.050", "—"],
+                             ["riloff", "lstm", "f1_sarcastic", "—", "—", "0.650 ± 0.071", "—", "—"]]
+    assert per_class.rows[0] == ["corpus", "model", "class", "support", "precision", "recall", "F1"]
+    assert per_class.rows[2] == ["riloff", "lstm", "sarcastic", "4", "0.600 ± 0.000", "1.000 ± 0.000",
+                                 "0.800 ± 0.000"]

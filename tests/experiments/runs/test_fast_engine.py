@@ -101,3 +101,35 @@ def test_the_exact_engine_is_the_default_and_keeps_the_identity_of_the_runs_stor
     assert TrainConfig(engine="fast").identity()["engine"] == "fast"
     assert TrainConfig(engine="fast").variant() == "engine-fast"
     assert TrainConfig().variant() == ""
+
+
+def _trained_weights(name: str, parts: int, optimizer) -> list:
+    """``name``'s weights after 3 Adam updates on 3 batches of 16 toy texts, each computed in ``parts`` pieces."""
+    config = ModelConfig(vocab_size=12, max_len=20, embedding_dim=8, hidden=8, filters=8, num_classes=2, dropout=0.0)
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 21, size=48)
+    tokens = rng.integers(2, 12, size=(48, 20)).astype("int32")  # 10 words: each occurs many times in a batch
+    tokens[np.arange(20) >= lengths[:, None]] = 0
+    y = np.eye(2, dtype="float32")[lengths % 2]
+    keras.utils.set_random_seed(3)
+    model = build_model(name, config)
+    model.compile(optimizer=optimizer, loss="categorical_crossentropy")
+    batches = SplitBatches({"tokens": tokens}, y, lambda r: shuffled_rows(r, 48, 16), parts=parts, seed=0)
+    for index in range(len(batches)):
+        inputs, targets, sample_weight = batches[index]
+        model.train_on_batch(inputs, targets, sample_weight=sample_weight)
+    return model.get_weights()
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="sparse word-vector gradients are TensorFlow's")
+@pytest.mark.parametrize("name", ["lstm", "cnn"])
+def test_piece_adam_makes_the_padded_batchs_adam_updates_and_keras_accumulation_does_not(name):
+    """TensorFlow's Adam applies the word vectors' gradient slice by slice; PieceAdam keeps that."""
+    from baselines.optimizers import PieceAdam
+
+    whole = _trained_weights(name, 1, keras.optimizers.Adam(0.05))
+    pieces = _trained_weights(name, 2, PieceAdam(2, capacity=8 * 21, learning_rate=0.05))
+    for expected, got in zip(whole, pieces):
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    dense = _trained_weights(name, 2, keras.optimizers.Adam(0.05, gradient_accumulation_steps=2))
+    assert not np.allclose(dense[0], whole[0], atol=1e-3)  # the word vectors: dense Adam is another optimiser

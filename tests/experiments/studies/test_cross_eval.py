@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.metrics import f1_score
+from markdown_tables import unpadded
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
@@ -42,7 +43,7 @@ def cross(store):
     root, alpha, beta, _ = store
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
-    return json.loads((root / "results" / f"cross-{VARIANT}.json").read_text()), result.output
+    return json.loads((root / "results" / f"cross-{VARIANT}.json").read_text()), unpadded(result.output)
 
 
 def cell(result, train, test):
@@ -153,7 +154,7 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
     assert f"isarcasm reproduce {experiment} --models lstm --corpora {alpha} {options}" in commands
     assert f"isarcasm cross-eval --models lstm,att-lstm,dense-lstm,siarn,miarn --corpora {alpha},{beta} {options}" \
         in commands
-    assert "## Classic runs not found" in result.output and "| alpha | f1_sarcastic |" in result.output
+    assert "## Classic runs not found" in result.output and "| alpha | f1_sarcastic |" in unpadded(result.output)
     assert np.isfinite(classic["p_value"]) and 0 < classic["p_value"] <= 1
     comparisons = [r for c in saved["cells"] for r in [*c["classics"], *c["references"]]]
     assert all(r["p_value"] <= r["p_holm"] <= min(1, len(comparisons) * r["p_value"]) for r in comparisons)
@@ -194,7 +195,7 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
               "b": {"sarcastic_share": 0.5, "f1_sarcastic": 2 / 3, "f1_macro": 1 / 3}}
     result = {"title": "Cross", "experiment": "cross", "models": ["lstm", "cnn"], "corpora": ["a", "b"], "seeds": [0],
               "git_commit": "abc", "wall_seconds": 1, "cells": cells, "all_sarcastic": floors}
-    text = cross_markdown(result)
+    text = unpadded(cross_markdown(result))
     # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here.
     assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in text
     assert "sarcastic share: a 25%, b 50%)" in text and "majority" not in text  # saved before the majority floor
@@ -202,7 +203,7 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
     result["majority"] = {name: constant_floors(floor["sarcastic_share"])["majority"] for name, floor in floors.items()}
-    macro = cross_markdown(result).split("## Mean over the 2 models: macro-F1")[1]
+    macro = unpadded(cross_markdown(result)).split("## Mean over the 2 models: macro-F1")[1]
     assert "| *majority* | *0.429* | *0.333* |" in macro  # a: F1 of the other class 2 * 0.75 / 1.75, halved
     assert "Wall time 0 min 01 s. " in text
     result.update(training_runs=2, compute_seconds=3725)
@@ -279,7 +280,7 @@ def test_two_files_with_one_stem_are_two_columns_each_with_its_own_numbers(store
                         if json.loads(p.read_text())["corpus"] == str(path)]
         assert cell(saved, "alpha", label)["metrics"]["f1_sarcastic"]["values"] == [evaluation["test"]["f1_sarcastic"]]
     assert cell(saved, "alpha", "a/sub")["metrics"] != cell(saved, "alpha", "b/sub")["metrics"]
-    assert "| train \\ test | alpha | a/sub | b/sub |" in result.output
+    assert "| train \\ test | alpha | a/sub | b/sub |" in unpadded(result.output)
     rows = list(csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()))
     assert {r["test_corpus"] for r in rows} == {"alpha", "a/sub", "b/sub"}
 
@@ -316,9 +317,10 @@ def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store
     saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
     on_plain = cell(saved, "alpha", "plain")["metrics"]
     assert on_plain["f1_sarcastic"]["mean"] is None and on_plain["f1_macro"]["mean"] is None
-    assert "| alpha | **" in result.output and "| undefined |" in result.output
+    output = unpadded(result.output)
+    assert "| alpha | **" in output and "| undefined |" in output
     own = cell(saved, "alpha", "alpha")["metrics"]["f1_sarcastic"]["mean"]
-    assert f"| cnn | {own:.3f} | — |" in result.output  # the out-of-domain mean has no cell to average
+    assert f"| cnn | {own:.3f} | — |" in output  # the out-of-domain mean has no cell to average
     rows = [r for r in csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()) if r["test_corpus"] == "plain"]
     assert {(r["mean"], r["n_seeds"]) for r in rows} == {("", "0")}
     assert "plain" not in saved["all_sarcastic"] and "plain" not in saved["majority"]  # its floors are as undefined

@@ -2,6 +2,7 @@
 import json
 
 from click.testing import CliRunner
+from markdown_tables import unpadded
 
 from experiments.cli import main
 
@@ -10,7 +11,7 @@ def reproduce(data_dir, tmp_path, *args):
     result = CliRunner().invoke(main, ["--data-dir", str(data_dir), "reproduce", *args, "--quick",
                                        "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
     assert result.exit_code == 0, result.output
-    return result.output
+    return unpadded(result.output)
 
 
 def test_dialogue_runs_every_mustard_fold_with_the_context(real_data_dir, tmp_path):

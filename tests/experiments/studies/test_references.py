@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from sklearn.metrics import f1_score, precision_recall_fscore_support
+from markdown_tables import unpadded
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
@@ -147,7 +148,7 @@ def test_reproduce_references_adds_a_section_and_leaves_the_model_runs_alone(toy
     tfidf = saved["reference_rows"][2]
     assert tfidf["runs"] == [str(run_dir(root / "runs", f"mini-{VARIANT}", str(corpus), "tfidf-lr", 0))]
     assert tfidf["metrics"]["f1_sarcastic"]["mean"] == 1.0
-    paper_table, references = result.output.split("## Reference rows (not from the paper)")
+    paper_table, references = unpadded(result.output).split("## Reference rows (not from the paper)")
     assert "tfidf-lr" not in paper_table and "| mini | cnn | f1_sarcastic |" in paper_table
     assert "| mini | tfidf-lr | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in references
     # The reference runs are paired with the model's by the significance tests as any run is.
@@ -169,7 +170,7 @@ def test_the_report_has_no_reference_section_without_reference_rows():
                     ["d", "e"], [0, 1])
     row["entrant"] = {"kind": "reference", "description": "every text labelled the majority class"}
     result["reference_rows"] = [row]
-    text = markdown_report(result)
+    text = unpadded(markdown_report(result))
     assert "| riloff | majority | 0.000 ± 0.000 | 0.400 ± 0.000 |" in text
     assert "- majority: every text labelled the majority class" in text
 
