@@ -14,8 +14,6 @@ would save little: a random batch of 128 tweets nearly always holds one of full 
 """
 from __future__ import annotations
 
-from functools import partial
-
 import keras
 import numpy as np
 
@@ -117,8 +115,12 @@ class LengthBuckets(keras.utils.PyDataset):
 
 
 def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -> list[np.ndarray]:
-    """One epoch of class-ratio batches (see :class:`ClassRatioBatches`): each class's texts shuffled and
-    dealt over ``count`` batches in equal parts, the rows of each batch shuffled."""
+    """One epoch of the ``--batching class-ratio`` variant's batches, after the iSarcasm authors' code
+    (silviu-oprea/sarcasm-cronos, src/data_and_resources_acl.py:54-61), which fills every batch with
+    a fixed number of sarcastic and non-sarcastic tweets: each class's texts shuffled and dealt over
+    ``count`` batches in equal parts, so a batch holds its class's share to within one text, the rows
+    of each batch shuffled.  Redrawn every epoch, as Keras' shuffled batches are; the authors' own
+    batches, formed once in corpus order, are :func:`class_ratio_once_rows`."""
     parts = [np.array_split(rng.permutation(np.flatnonzero(labels == label)), count) for label in np.unique(labels)]
     return [rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(count)]
 
@@ -176,7 +178,8 @@ def formed_once(draw):
 
 class PaddedBatches(keras.utils.PyDataset):
     """Training batches of the rows ``draw(rng)`` gives every epoch (``rng`` seeded with the run's seed),
-    padded to ``max_len`` like Keras' shuffled batches: the exact engine's class-ratio batches."""
+    padded to ``max_len`` like Keras' shuffled batches: the exact engine's class-ratio batches
+    (:func:`class_ratio_rows`, :func:`class_ratio_once_rows`)."""
 
     def __init__(self, x: dict[str, np.ndarray], y, draw, seed: int):
         super().__init__()
@@ -194,24 +197,6 @@ class PaddedBatches(keras.utils.PyDataset):
 
     def on_epoch_end(self) -> None:
         self.batches = self.draw(self.rng)
-
-
-class ClassRatioBatches(PaddedBatches):
-    """Training batches that each keep the training split's class ratio: the ``--batching class-ratio``
-    variant, after the iSarcasm authors' code (silviu-oprea/sarcasm-cronos,
-    src/data_and_resources_acl.py, ``get_data_gen``), which fills every batch with a fixed number of
-    sarcastic and non-sarcastic tweets.
-
-    Every epoch each class's texts are shuffled with the run's seed and dealt over the batches in
-    equal parts, so a batch holds its class's share to within one text; the rows of a batch are
-    shuffled too.  (The authors' batches are formed once, in database order: ``--batching
-    class-ratio-once``, :func:`class_ratio_once_rows`; these are redrawn each epoch, as Keras' shuffled
-    batches are.)  Batches are padded to ``max_len`` like the paper's.
-    """
-
-    def __init__(self, x: dict[str, np.ndarray], y, labels: np.ndarray, batch_size: int, seed: int):
-        count = batches_per_epoch(len(labels), batch_size)
-        super().__init__(x, y, partial(class_ratio_rows, labels=np.asarray(labels), count=count), seed)
 
 
 def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[np.ndarray]:

@@ -7,6 +7,7 @@ keeps the weights of the epoch the rule chose.
 """
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -105,11 +106,12 @@ def test_record_round_trip_and_damage(tmp_path):
 
 
 def test_class_ratio_batches_keep_the_ratio_and_cover_every_row():
-    from baselines.batching import ClassRatioBatches
+    from baselines.batching import PaddedBatches, batches_per_epoch, class_ratio_rows
 
     labels = np.array([1] * 50 + [0] * 250)
     x = {"tokens": np.arange(300)[:, None].repeat(4, axis=1)}
-    batches = ClassRatioBatches(x, one_hot(labels), labels, batch_size=32, seed=0)
+    batches = PaddedBatches(x, one_hot(labels), partial(class_ratio_rows, labels=labels, count=batches_per_epoch(300, 32)),
+                            seed=0)
     assert len(batches) == 10  # ceil(300 / 32), as Keras' batches
     for _ in range(2):  # two epochs, redrawn
         seen = []
