@@ -7,6 +7,7 @@ import click
 from click.core import ParameterSource
 
 from experiments.cli.options import (
+    FILE_OPTIONS,
     TRAIN_OPTIONS,
     file_corpus_options,
     jobs_option,
@@ -15,8 +16,7 @@ from experiments.cli.options import (
     seed_list,
     seeds_option,
     split_list,
-    study_settings,
-    train_config,
+    takes_settings,
     training_options,
 )
 from experiments.reports.benchmark import benchmark_summary
@@ -29,7 +29,7 @@ from experiments.studies.entrants import register_entrant
 from preprocessing.limits import MAX_RESAMPLES
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
-_PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", "text_col", "label_col", "split_col", "text_file")
+_PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", *FILE_OPTIONS)
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:
@@ -53,20 +53,19 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
 @jobs_option
 @training_options
 @file_corpus_options
-@click.pass_context
-def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force, tensorboard, quick, **options):
+@takes_settings()
+def cross_eval(models, corpora, seeds, settings):
     """Train each model on each corpus and test it on every corpus' test split.
 
     Finished runs are reused (from runs/cross/, or from table6/table7 runs with the same configuration);
     each run is tested with its own vocabulary and preprocessing. Writes results/cross.{json,csv,md}
     and a heatmap per model in results/cross/.
     """
-    config = train_config(options, quick)  # the rest are corpus options
-    settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
     result = run_cross(split_list(models, "--models") or classic_models(),
-                       split_list(corpora, "--corpora") or list(CORPORA), seed_list(seeds, quick), settings)
-    click.echo(Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8"))
-    click.echo(f"heatmaps: {Path(results_dir, result['experiment'])}/heatmap-<model>.png")
+                       split_list(corpora, "--corpora") or list(CORPORA), seed_list(seeds, settings.training.quick),
+                       settings)
+    click.echo(Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8"))
+    click.echo(f"heatmaps: {Path(settings.results_root, result['experiment'])}/heatmap-<model>.png")
 
 
 @click.command()
@@ -99,8 +98,9 @@ def cross_eval(ctx, models, corpora, seeds, results_dir, jobs, output_dir, force
 @training_options
 @file_corpus_options
 @click.pass_context
+@takes_settings()
 def benchmark(ctx, model, against, experiments, corpora, seeds, method, resamples, estimator, predictions, keras_model,
-              results_dir, jobs, output_dir, force, tensorboard, quick, **options):
+              settings):
     """Run MODEL through the cells of the reproductions and rank it among the classic models and the
     reference rows.
 
@@ -116,15 +116,13 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     names = parse_experiments(experiments)
     if model in ENTRANTS and ctx.get_parameter_source("experiments") is ParameterSource.DEFAULT:
         names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora
-    config = train_config(options, quick)  # the rest are corpus options
-    settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    request = BenchmarkRequest(model, names, seed_list(seeds, quick),
+    request = BenchmarkRequest(model, names, seed_list(seeds, settings.training.quick),
                                None if against == "all" else split_list(against, "--against"),
                                split_list(corpora, "--corpora"),
                                method, resamples)
     result = run_benchmark(request, settings, _changed_options(ctx))
     click.echo("\n".join(benchmark_summary(result)))
     if settings.shipped_runs:
-        click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference} "
+        click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference.folder} "
                    "(verified against the local data); the others from the run store")
-    click.echo(f"\nEvery cell, model and seed: {Path(results_dir, result['experiment'])}.md (and .json)")
+    click.echo(f"\nEvery cell, model and seed: {Path(settings.results_root, result['experiment'])}.md (and .json)")

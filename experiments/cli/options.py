@@ -8,19 +8,23 @@ takes it.  Command modules import from here, never from each other.
 """
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
-from dataclasses import MISSING, fields, replace
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
+from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import QUICK, TrainConfig
-from experiments.runs.reference import SHIPPED
+from experiments.runs.reference import SHIPPED, ReferenceSet
+from experiments.runs.scheduler import Executor, LocalExecutor, capped_jobs
+from experiments.runs.spec import RunOptions, RunStore
 from experiments.runs.store import writable_folder
-from experiments.studies.settings import Settings
+from experiments.studies.settings import TRAIN_OPTIONS, Corpora, Settings, TrainChoice
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus, refuse_file_options
 from preprocessing.errors import IsarcasmError, json_shown
@@ -41,6 +45,10 @@ def file_corpus_options(func):
     ]):
         func = option(func)
     return func
+
+
+#: The options of :func:`file_corpus_options`.
+FILE_OPTIONS = ("text_col", "label_col", "split_col", "text_file")
 
 
 def open_corpus(ctx: click.Context, name: str, text_col: str = "text", label_col: str = "label",
@@ -80,8 +88,7 @@ def json_option(func):
 def jobs_option(func):
     """Where the runs of a command that trains many (reproduce, cross-eval, benchmark) are trained:
     ``--jobs`` on this machine, or ``--executor ray`` on a Ray cluster (see experiments/runs/scheduler.py
-    and experiments/runs/cluster.py).  The Ray options end up in the command's ``options`` and are
-    taken out by :func:`study_settings`."""
+    and experiments/runs/cluster.py), parsed by :func:`executor_of`."""
     for option in reversed([
         click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Runs trained at once, each in its own process with cores/JOBS threads (same "
@@ -103,8 +110,8 @@ def jobs_option(func):
 
 #: ``--executor`` choices.
 EXECUTORS = ("local", "ray")
-#: The options of :func:`jobs_option` that :func:`study_settings` takes out of a command's options.
-EXECUTOR_OPTIONS = ("executor_kind", "address", "cpus_per_run", "gpus_per_run")
+#: The options of :func:`jobs_option`.
+EXECUTOR_OPTIONS = ("jobs", "executor_kind", "address", "cpus_per_run", "gpus_per_run")
 
 
 def split_list(value: str | None, option: str) -> list[str] | None:
@@ -134,10 +141,6 @@ def results_dir_option(func):
 
 
 # --- training options ---------------------------------------------------------------------------
-
-#: The TrainConfig fields that are command-line options (those with a ``help``).
-TRAIN_OPTIONS = tuple(f.name for f in fields(TrainConfig) if f.metadata.get("help"))
-
 
 def _plain_type(hint):
     """``int | None`` -> ``int``."""
@@ -184,43 +187,80 @@ def training_options(func):
     return func
 
 
-def train_config(options: dict, quick: bool, protocol: TrainConfig | None = None) -> TrainConfig:
-    """The TrainConfig of a command's options, which are removed from ``options``.
+def given(ctx: click.Context, name: str) -> bool:
+    """Whether option ``name`` was given (on the command line or in the environment), not left at its default."""
+    return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
-    With ``protocol`` (an experiment's own settings), an option left at its
-    default takes the protocol's value instead; one given on the command line wins.
-    The settings that are no option (``threshold``, ``validation_fraction``, ``max_train``)
-    are the protocol's.  ``--quick`` is applied here, and only here.
-    """
-    values = {name: options.pop(name) for name in TRAIN_OPTIONS}
-    if protocol is not None:
-        ctx = click.get_current_context()
-        values.update({name: getattr(protocol, name) for name in TRAIN_OPTIONS
-                       if ctx.get_parameter_source(name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)})
-        values.update({f.name: getattr(protocol, f.name) for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS})
-    config = TrainConfig(**values)
-    if not quick:
-        return config
-    ctx = click.get_current_context(silent=True)
-    overridden = [name for name in QUICK if name in TRAIN_OPTIONS and ctx is not None
-                  and ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+
+def train_choice(ctx: click.Context, protocol_options: bool = False) -> TrainChoice:
+    """The training options of a command (:func:`training_options`): those given, and ``--quick``, which
+    sets some of them itself (so giving one of those beside it is refused)."""
+    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"],
+                         protocol_options)
+    overridden = [name for name in QUICK if name in choice.given] if choice.quick else []
     if overridden:
         flags = ", ".join("--" + name.replace("_", "-") for name in overridden)
         raise IsarcasmError(f"--quick sets {', '.join(f'{k} {v}' for k, v in QUICK.items())}: give {flags} or "
                             "--quick, not both")
-    return replace(config, **QUICK)
+    return choice
 
 
-def study_settings(ctx: click.Context, config: TrainConfig, options: dict, output_dir: str, results_dir: str,
-                   force: bool, tensorboard: bool, jobs: int) -> Settings:
-    """The :class:`Settings` of a command that runs a study; ``options`` are its corpus options, the
-    executor options of :func:`jobs_option` and the reference set's of :func:`reference_option` (taken
-    out here: a command without that option reads runs from the store alone)."""
-    executor = {name: options.pop(name) for name in EXECUTOR_OPTIONS if name in options}
-    reference = options.pop("reference_dir", None)
-    return Settings(data_dir(ctx), writable_folder(Path(output_dir), "--output-dir"),
-                    writable_folder(Path(results_dir), "--results-dir"), config, options, force=force,
-                    tensorboard=tensorboard, jobs=jobs, reference=Path(reference) if reference else None, **executor)
+def train_config(ctx: click.Context) -> TrainConfig:
+    """The TrainConfig of a command that trains outside every experiment (``train``)."""
+    return train_choice(ctx).over()
+
+
+def executor_of(params: dict) -> Executor:
+    """Where the runs of a study are trained (:func:`jobs_option`), refusing options the executor
+    does not read."""
+    if params["executor_kind"] == "ray":
+        if params["jobs"] != 1:
+            raise IsarcasmError("--jobs is for --executor local; with --executor ray, the cluster's CPUs "
+                                "and --cpus-per-run decide how many runs train at once")
+        import_ray()  # fail now, in one line, rather than after loading the corpora
+        return RayExecutor(params["address"], params["cpus_per_run"], params["gpus_per_run"])
+    if params["address"] is not None or params["cpus_per_run"] != 1 or params["gpus_per_run"] != 0:
+        raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
+    return LocalExecutor(capped_jobs(params["jobs"]))  # said once, here, before any progress bar
+
+
+def corpora_of(ctx: click.Context) -> Corpora:
+    """The corpora of a command, read with its file-corpus options (:func:`file_corpus_options`)."""
+    return Corpora(data_dir(ctx), file_options(ctx))
+
+
+def file_options(ctx: click.Context) -> dict:
+    """The file-corpus options of a command (:func:`file_corpus_options`)."""
+    return {name: ctx.params[name] for name in FILE_OPTIONS}
+
+
+def reference_of(folder: str | None) -> ReferenceSet | None:
+    """The reference set of ``--reference-dir`` (:func:`reference_option`); None without it."""
+    return ReferenceSet(Path(folder)) if folder else None
+
+
+def study_settings(ctx: click.Context, protocol_options: bool = False) -> Settings:
+    """The :class:`Settings` of a command that runs a study, parsed from its options in one step: its
+    corpora, store, results folder, training options, run options, executor and reference set (a
+    command without :func:`reference_option` reads runs from the store alone)."""
+    params = ctx.params
+    return Settings(corpora_of(ctx), RunStore(writable_folder(Path(params["output_dir"]), "--output-dir")),
+                    writable_folder(Path(params["results_dir"]), "--results-dir"), train_choice(ctx, protocol_options),
+                    RunOptions(force=params["force"], tensorboard=params["tensorboard"]), executor_of(params),
+                    reference_of(params.get("reference_dir")))
+
+
+def takes_settings(protocol_options: bool = False):
+    """A study command gets its :class:`Settings` (:func:`study_settings`) as ``settings``, in place of
+    the options it is parsed from (``protocol_options``: see :class:`TrainChoice`)."""
+    def decorator(func):
+        @functools.wraps(func)
+        def command(*args, **params):
+            ctx = click.get_current_context()
+            return func(*args, settings=study_settings(ctx, protocol_options),
+                        **{name: value for name, value in params.items() if name not in STUDY_OPTIONS})
+        return command
+    return decorator
 
 
 def reference_option(func):
@@ -275,3 +315,8 @@ def fit_on_train(dataset: Dataset, config: PreprocessConfig) -> Preprocessor | N
     extra = [r.text for r in dataset.records if r.split != "train"]
     return Preprocessor(config).fit(train, extra_texts=extra)
 
+
+
+#: The options a study's :class:`Settings` is parsed from (:func:`takes_settings`).
+STUDY_OPTIONS = frozenset((*TRAIN_OPTIONS, *EXECUTOR_OPTIONS, *FILE_OPTIONS, "output_dir", "results_dir", "force",
+                           "tensorboard", "quick", "reference_dir"))

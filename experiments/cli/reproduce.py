@@ -17,8 +17,8 @@ from experiments.cli.options import (
     seed_list,
     seeds_option,
     split_list,
-    study_settings,
-    train_config,
+    reference_of,
+    takes_settings,
     training_options,
 )
 from experiments.reports.fidelity import protocol_note
@@ -26,20 +26,27 @@ from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS
+from experiments.runs.spec import RunStore
 from experiments.runs.reference import shipped_count
 from experiments.runs.trajectory import RULES
 from experiments.runs.store import safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
-from experiments.studies.experiment import available, load_experiment
+from experiments.studies.experiment import Experiment, available, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.fidelity import fidelity as fidelity_of
 from experiments.studies.selection import reselect
-from experiments.studies.settings import Settings
+from experiments.studies.settings import Corpora, Settings
 from preprocessing.errors import IsarcasmError
 
 
+def _experiment(ctx: click.Context, param: click.Parameter, name: str) -> Experiment:
+    """``reproduce``'s EXPERIMENT, read as its options are parsed: a misspelled file is refused before
+    anything (its settings' folders) is made."""
+    return load_experiment(name)
+
+
 @click.command()
-@click.argument("experiment")
+@click.argument("experiment", callback=_experiment)
 @seeds_option
 @click.option("--models", default=None, help="Comma-separated subset of models.")
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
@@ -59,25 +66,23 @@ from preprocessing.errors import IsarcasmError
 @jobs_option
 @training_options
 @file_corpus_options
-@click.pass_context
-def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, retrain, results_dir, output_dir, force,
-              tensorboard, quick, jobs, **options):
+@takes_settings(protocol_options=True)
+def reproduce(experiment, seeds, models, corpora, protocol, references, retrain, settings):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 
     Finished runs are reused, so an interrupted reproduction resumes; so are the shipped reference
     runs (docs/results/runs) where the local data gives the same splits, unless --retrain.
     """
-    if retrain:
-        options["reference_dir"] = None
-    spec = load_experiment(experiment).select(split_list(models, "--models"), split_list(corpora, "--corpora"))
+    spec = experiment.select(split_list(models, "--models"), split_list(corpora, "--corpora"))
     # the protocol's elements take the place of the options left out; an option given wins and is named
     # (`--protocol authors-code --selection best`: the authors' training, rule best, stored as its own variant)
-    config = train_config(options, quick, replace(spec.protocol(), **PROTOCOLS[protocol]))  # the rest: corpus options
-    settings = study_settings(ctx, config, options, output_dir, results_dir, force, tensorboard, jobs)
-    rows = reference_rows(spec, seed_list(seeds, quick), settings) if references else []
-    result = run_experiment(spec, seed_list(seeds, quick), settings, reference_rows=rows)
-    report = Path(results_dir, f"{result['experiment']}.md").read_text(encoding="utf-8")
-    click.echo(_noted(report, protocol_note(result, Path(results_dir))))
+    settings = replace(settings, training=settings.training.under(PROTOCOLS[protocol]),
+                       reference=None if retrain else settings.reference)
+    seeds = seed_list(seeds, settings.training.quick)
+    rows = reference_rows(spec, seeds, settings) if references else []
+    result = run_experiment(spec, seeds, settings, reference_rows=rows)
+    report = Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8")
+    click.echo(_noted(report, protocol_note(result, settings.results_root)))
 
 
 @click.command()
@@ -104,8 +109,8 @@ def reproduce(ctx, experiment, seeds, models, corpora, protocol, references, ret
 def report(ctx, experiment, results_dir, html, against, selection, fidelity, output_dir, reference_dir, as_json,
            **options):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
-    settings = Settings(data_dir(ctx), Path(output_dir), Path(results_dir), file_options=options,
-                        reference=Path(reference_dir))
+    settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
+                        reference=reference_of(reference_dir))
     localised = _localiser(settings)
     if fidelity:
         result = fidelity_of(experiment, Path(results_dir), localised)
@@ -149,7 +154,7 @@ def _localiser(settings: Settings):
         if count and result["experiment"] not in said:
             said.add(result["experiment"])
             click.echo(f"{result['experiment']}: {count} of {sum(len(c.get('runs', [])) for c in local['cells'])} "
-                       f"runs from the reference set {settings.reference} (verified against the local data)", err=True)
+                       f"runs from the reference set {settings.reference.folder} (verified against the local data)", err=True)
         return local
     return localised
 

@@ -6,15 +6,17 @@ from pathlib import Path
 import click
 
 from experiments.cli.options import (
-    EXECUTOR_OPTIONS,
-    data_dir,
+    corpora_of,
+    executor_of,
     file_corpus_options,
     jobs_option,
+    reference_of,
     reference_option,
     results_dir_option,
 )
 from experiments.reports.results import load_results
 from experiments.runs.reference import SHIPPED
+from experiments.runs.spec import RunStore
 from experiments.runs.store import read_json, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
@@ -48,7 +50,7 @@ def export_command(ctx, experiments, results_dir, output_dir, to, **options):
         if not path.is_file():
             raise IsarcasmError(f"no results '{experiment}' in {results_dir}/: give --results-dir, or make them "
                                 f"with `isarcasm reproduce {experiment}`")
-        settings = Settings(data_dir(ctx), Path(output_dir), Path(results_dir), file_options=options)
+        settings = Settings(corpora_of(ctx), RunStore(Path(output_dir)), Path(results_dir))
         index, arrays = export_results(load_results(path), settings, folder)
         size = (index.stat().st_size + arrays.stat().st_size) / 1e6
         click.echo(f"{experiment}: {len(read_json(index)['runs'])} runs -> {index} and {arrays.name} ({size:.1f} MB)")
@@ -72,9 +74,8 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     (docs/results/cross.md#reproducibility): compare whole sets of seeds with
     benchmarks/same_distribution.py, the criterion for the same distribution over seeds.
     """
-    executor = {name: options.pop(name) for name in EXECUTOR_OPTIONS}
-    settings = Settings(data_dir(ctx), writable_folder(Path(output_dir), "--output-dir"), Path("results"),
-                        file_options=options, reference=Path(reference_dir), jobs=jobs, **executor)
+    settings = Settings(corpora_of(ctx), RunStore(writable_folder(Path(output_dir), "--output-dir")),
+                        executor=executor_of(ctx.params), reference=reference_of(reference_dir))
     checked = spot_check(experiment, sample, settings, seed)
     for run in checked:
         if "failed" in run:

@@ -12,9 +12,9 @@ from experiments.cli.options import (
     data_dir,
     echo_json,
     file_corpus_options,
+    file_options,
     json_option,
     open_corpus,
-    pop_preprocess_options,
     preprocess_options,
     train_config,
     training_options,
@@ -49,11 +49,10 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     from experiments.runs.training import train_run  # loads TensorFlow: only when a command trains
 
     safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
-    config = train_config(options, quick)
-    preprocess_given = pop_preprocess_options(options)
-    dataset = open_corpus(ctx, corpus, **options)
+    config = train_config(ctx)
+    dataset = open_corpus(ctx, corpus, **file_options(ctx))
     dataset.require_context(config.context)
-    preprocess = config_from_options(preprocess_given, dataset.language)
+    preprocess = config_from_options(ctx.params, dataset.language)
     spec = RunSpec(corpus, model, seed, config, preprocess=preprocess)
     # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
     place = RunStore(writable_folder(Path(output_dir), "--output-dir")).place(

@@ -148,7 +148,7 @@ def _cells(name: str, model: str, settings: Settings, corpora: list[str] | None)
     experiment = load_experiment(name)
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
     corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
-    unpaired = sorted({c.corpus for c in wanted if c.folds or settings.dataset(c.corpus).multi_label})
+    unpaired = sorted({c.corpus for c in wanted if c.folds or settings.corpora.load(c.corpus).multi_label})
     if unpaired:
         raise IsarcasmError(f"benchmark pairs runs on one test split per seed; in '{name}', "
                             f"{', '.join(unpaired)} use folds or several labels per text: run "
@@ -218,7 +218,7 @@ def _references(own: Experiment, model: str, against: list[str] | None, seeds: l
     if not names:
         return {}
     found: dict[str, dict[str, list[Scored]]] = {}
-    for row in reference_rows(own, seeds, replace(settings, force=False), names):
+    for row in reference_rows(own, seeds, _reusing(settings), names):
         found.setdefault(row["corpus"], {})[row["model"]] = [Scored.from_run(Path(d)) for d in row["runs"]]
     return found
 
@@ -239,7 +239,7 @@ def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Se
               for m in unfinished for seed, reason in m["failed"].items()]
     classics = [m for m in classic_models(model) if not against or m in against]
     # --force retrains the benchmarked model only; the classic runs are only ever read.
-    found, missing = cross_cells(classics, corpora, seeds, replace(settings, force=False), train_missing=False)
+    found, missing = cross_cells(classics, corpora, seeds, _reusing(settings), train_missing=False)
     cells = []
     for own in candidate:
         others = {m: [] for m in classics}
@@ -392,3 +392,9 @@ def parse_experiments(value: str) -> list[str]:
     if not names:
         raise IsarcasmError("--experiments needs at least one of table6, table7, cross (or a .toml file)")
     return names
+
+
+def _reusing(settings: Settings) -> Settings:
+    """``settings`` without ``--force``: the classic models' runs and the reference rows are read as they
+    are, only the benchmarked model is retrained."""
+    return replace(settings, options=replace(settings.options, force=False))

@@ -86,7 +86,7 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
                   train_missing: bool = True) -> tuple[dict[tuple[str, str, int], Path], dict[tuple[str, str, int],
                                                                                          RunResult]]:
     """The finished run of every (model, training corpus, seed): reused where one exists, else
-    trained under ``cross`` through the scheduler (all at once, ``settings.jobs`` at a time); and,
+    trained under ``cross`` through the scheduler (all at once, the executor's at a time); and,
     apart, the runs that failed (training diverged), which are never evaluated.
 
     With ``train_missing=False`` missing runs are left out instead of trained.
@@ -97,13 +97,13 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
     for task in every:
         spec = task.spec
-        run = None if settings.force else settings.finished(settings.experiment(NAME), spec)
+        run = None if settings.options.force else settings.finished(settings.experiment(NAME), spec)
         if run is not None:
             found[spec.model, spec.corpus, spec.seed] = run
         elif train_missing:
             keys.append((spec.model, spec.corpus, spec.seed))
             tasks.append(task)
-    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor(),
+    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor,
                         f"{settings.experiment(NAME)}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
     return found, {key: result for key, result in zip(keys, results) if result.failure}
@@ -121,12 +121,12 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
         if test.name == trained_on:
             results.append(own)
             continue
-        options = settings.corpus_options(test.name)
-        place = EvaluationPlace.of(run, test, own.threshold, settings.data_dir, options)
-        evaluation = None if settings.force else place.saved()
+        options = settings.corpora.options(test.name)
+        place = EvaluationPlace.of(run, test, own.threshold, settings.corpora.data_dir, options)
+        evaluation = None if settings.options.force else place.saved()
         if evaluation is None:
-            loaded = loaded or load_run(run, settings.data_dir)
-            evaluation = evaluate_run(loaded, test, force=settings.force, options=options)
+            loaded = loaded or load_run(run, settings.corpora.data_dir)
+            evaluation = evaluate_run(loaded, test, force=settings.options.force, options=options)
         results.append(Scored(own.seed, run, evaluation["test"], Path(evaluation["predictions_file"]),
                               evaluation["threshold"]))
     return results
@@ -139,7 +139,7 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     name their corpora by :func:`labels_of` (two files never share a name, nor a file a corpus')."""
     models = settings.trainable(models)  # an unknown name fails before anything is trained
     label = labels_of(corpora, settings)
-    datasets = [settings.dataset(name) for name in corpora]
+    datasets = [settings.corpora.load(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
     if len(classes) > 1:
         raise IsarcasmError("cross-dataset evaluation needs corpora with the same labels; got "
@@ -177,7 +177,7 @@ def labels_of(corpora: list[str], settings: Settings) -> dict[str, str]:
     """Each corpus' data set name -> its label in the reports (:func:`preprocessing.corpora.corpus_labels`:
     unique within the command; the same corpus or file given twice is refused)."""
     labels = corpus_labels(corpora)
-    return {settings.dataset(name).name: labels[name] for name in corpora}
+    return {settings.corpora.load(name).name: labels[name] for name in corpora}
 
 
 def can_train(dataset: Dataset) -> bool:
@@ -191,7 +191,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     started = time.time()
     cells, missing = cross_cells(models, corpora, seeds, settings)
     label = labels_of(corpora, settings)
-    datasets = [settings.dataset(name) for name in corpora]
+    datasets = [settings.corpora.load(name) for name in corpora]
     floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {

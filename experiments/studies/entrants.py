@@ -60,10 +60,10 @@ def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
     train = settings.train_for(experiment.protocol())
     plans = []
     for cell in cells:
-        dataset = settings.dataset(cell.corpus)
+        dataset = settings.corpora.load(cell.corpus)
         for seed, fold in cell_runs(cell, dataset, seeds):
             spec = RunSpec(cell.corpus, cell.model, seed, train, fold)
-            plans.append((cell, spec, plan_run(spec, dataset, settings.data_dir)))
+            plans.append((cell, spec, plan_run(spec, dataset, settings.corpora.data_dir)))
     return plans
 
 
@@ -74,13 +74,13 @@ def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], s
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
     runs: dict[str, list] = {}
     for cell, spec, plan in plans:
-        run = score_run(plan, settings.store.place(runs_name, spec), settings.force)
+        run = score_run(plan, settings.store.place(runs_name, spec), settings.options.force)
         runs.setdefault(cell.key, []).append((spec.seed, spec.fold, run))
     return [_summary(cell, runs[cell.key], seeds, settings) for cell in cells]
 
 
 def _summary(cell: Cell, runs: list, seeds: list[int], settings: Settings) -> dict:
-    dataset = settings.dataset(cell.corpus)
+    dataset = settings.corpora.load(cell.corpus)
     metrics = [run.metrics for _, _, run in runs]
     summary = aggregate(cell, metrics, [str(run.directory) for _, _, run in runs], seeds)
     summary["run_ids"] = [{"seed": seed, "fold": fold} for seed, fold, _ in runs]
@@ -101,7 +101,7 @@ def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
     everything sarcastic is for binary corpora; no reference scores several labels per text)."""
     cells = []
     for corpus in dict.fromkeys(c.corpus for c in experiment.cells if not c.is_human):
-        dataset = settings.dataset(corpus)
+        dataset = settings.corpora.load(corpus)
         if dataset.multi_label:
             log.warning(f"no reference rows for {corpus}: it gives several labels per text")
             continue

@@ -16,7 +16,7 @@ def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Pa
     """Write every run of ``result``'s cells to ``to/<experiment>.{json,npz}``.
 
     A run is read where the results file names it, else at the same place under the store
-    ``settings.runs_root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
+    ``settings.store.root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
     set with a seed missing would rank and average fewer runs than the results file it stands for.
     """
     if result.get("kind", "table") != "table":
@@ -26,16 +26,16 @@ def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Pa
     named = [run for cell in result["cells"] for run in cell.get("runs", [])]
     if not named:
         raise IsarcasmError(f"'{result['experiment']}' names no runs: nothing to export")
-    runs = [Path(run) if Path(run).is_dir() else settings.runs_root / key_of(Path(run)) for run in named]
+    runs = [Path(run) if Path(run).is_dir() else settings.store.root / key_of(Path(run)) for run in named]
     missing = [run for run in runs if not run.is_dir()]
     if missing:
         raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' are neither where the "
-                            f"results file names them nor under --output-dir {settings.runs_root} (first: "
+                            f"results file names them nor under --output-dir {settings.store.root} (first: "
                             f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
                             "(finished runs are reused), then export again")
     corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
     return export(result["experiment"], retrain_command(result.get("command"), result["experiment"]), runs,
-                  {name: settings.dataset(name) for name in corpora}, settings.data_dir, to)
+                  {name: settings.corpora.load(name) for name in corpora}, settings.corpora.data_dir, to)
 
 
 #: Options of the command that made a results file that say where and how fast, not what: left out of
@@ -65,17 +65,17 @@ def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) 
     ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
     run (:func:`experiments.runs.reference.repeats`): a user can trust the set without retraining it all.
     Each shipped run is verified against the local data first, as any use of it is."""
-    keys = settings.reference_set().keys(experiment)
+    keys = settings.reference.keys(experiment)
     if not keys:
-        raise IsarcasmError(f"the reference set {settings.reference} holds no runs of '{experiment}' "
+        raise IsarcasmError(f"the reference set {settings.reference.folder} holds no runs of '{experiment}' "
                             "(its runs are exported with `isarcasm runs export`)")
     chosen = sorted(random.Random(seed).sample(keys, min(sample, len(keys))))
     shipped = [settings.shipped(key, strict=True) for key in chosen]
     specs = [spec_of(read_config(run)) for run in shipped]
-    tasks = [RunTask(spec, RunPlace(settings.runs_root / REFERENCE_CHECK / key), settings.data_dir,
-                     tuple(sorted(settings.corpus_options(spec.corpus).items())))
+    tasks = [RunTask(spec, RunPlace(settings.store.root / REFERENCE_CHECK / key), settings.corpora.data_dir,
+                     tuple(sorted(settings.corpora.options(spec.corpus).items())))
              for key, spec in zip(chosen, specs)]
-    results = run_tasks(tasks, {spec.corpus: settings.dataset(spec.corpus) for spec in specs}, settings.executor(),
+    results = run_tasks(tasks, {spec.corpus: settings.corpora.load(spec.corpus) for spec in specs}, settings.executor,
                         f"{experiment}: retraining {len(tasks)} reference run(s)")
     return [{"key": key, "shipped": str(run), "retrained": str(result.directory),
              **(repeats(run, result.directory) if not result.failure else {"failed": result.failure})}

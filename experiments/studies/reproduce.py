@@ -37,7 +37,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
 
     Runs are trained under ``settings`` combined with the experiment's own protocol (its ``[train]``
     table; see :meth:`Settings.train_for`), which names the faithful runs; other training settings
-    make a named variant.  They are stored under ``settings.runs_root``; the results go to
+    make a named variant.  They are stored under ``settings.store.root``; the results go to
     ``settings.results_root``.  ``reference_rows`` (:func:`experiments.studies.entrants.reference_rows`)
     are saved apart from the cells.
     """
@@ -52,7 +52,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     model_cells = [c for c in experiment.cells if c.model in trainable]
     tasks, owners, runs_of = [], [], {}
     for cell in model_cells:
-        dataset = settings.dataset(cell.corpus)
+        dataset = settings.corpora.load(cell.corpus)
         for seed, fold in cell_runs(cell, dataset, seeds):
             tasks.append(settings.task(runs_name, RunSpec(cell.corpus, cell.model, seed, training, fold)))
             owners.append(cell)
@@ -65,15 +65,15 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = summarise_cell(cell, settings.dataset(cell.corpus), [results[i] for i in mine],
+            summaries[cell.key] = summarise_cell(cell, settings.corpora.load(cell.corpus), [results[i] for i in mine],
                                              [tasks[i] for i in mine], seeds, train)
             tqdm.write(cell_line(summaries[cell.key]))
 
-    datasets = {cell.corpus: settings.dataset(cell.corpus) for cell in model_cells}
-    run_tasks(tasks, datasets, settings.executor(), runs_name, finished)
+    datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in model_cells}
+    run_tasks(tasks, datasets, settings.executor, runs_name, finished)
     kept = [cell for cell in experiment.cells if cell.is_human or cell in model_cells]
     labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
-    cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.data_dir)], [], seeds=[]) if cell.is_human
+    cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
                  else summaries[cell.key]), "corpus": labels[cell.corpus]} for cell in kept]
     result = {
         "experiment": name,

@@ -1,8 +1,9 @@
-"""What every study shares: where runs and results live and how runs are trained.
+"""What every study shares: where corpora, runs and results live and how runs are trained.
 
-One :class:`Settings` is built by each command from its options and handed to
-``reproduce``, ``cross-eval`` and ``benchmark`` alike, so the three train and
-store runs under exactly the same rules (and a new option is added once).
+One :class:`Settings` is parsed by each command from its options, in one step
+(experiments/cli/options.py), and handed to ``reproduce``, ``cross-eval`` and
+``benchmark`` alike, so the three train and store runs under exactly the same
+rules (and a new option is added once).
 """
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from experiments.runs.cluster import RayExecutor, import_ray
-from experiments.runs.protocol import TrainConfig, experiment_name
-from experiments.runs.scheduler import Executor, LocalExecutor, RunTask, capped_jobs
+from experiments.runs.protocol import QUICK, TrainConfig, experiment_name
+from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec, RunStore
 from experiments.runs.store import CONFIG, RunState, lookup, read_json
@@ -24,68 +24,97 @@ from preprocessing.records import Dataset
 log = logging.getLogger("isarcasm")
 
 
+#: The TrainConfig fields that are command-line options (those with a ``help``); the others
+#: (``threshold``, ``validation_fraction``, ``max_train``) only an experiment's protocol sets.
+TRAIN_OPTIONS = tuple(f.name for f in fields(TrainConfig) if f.metadata.get("help"))
+
+
+@dataclass(frozen=True)
+class TrainChoice:
+    """The training settings a command was asked for, before they meet an experiment's protocol:
+    the settings ``given`` (on the command line), and ``--quick``.
+
+    :meth:`over` is the one place where they meet: a setting given wins; one left out is the
+    protocol's where ``protocol_options`` (``reproduce``: an experiment trains as its file says), else,
+    for a command-line option, the paper's default (``cross-eval``, ``benchmark``: their runs are
+    compared with the classic models' runs of the default settings); what no option sets is the
+    protocol's either way.
+    """
+
+    given: dict = field(default_factory=dict)
+    quick: bool = False
+    protocol_options: bool = False
+
+    def over(self, protocol: TrainConfig | None = None) -> TrainConfig:
+        """The training settings of the runs of an experiment whose protocol (its ``[train]`` table)
+        is ``protocol`` (None: the paper's).  ``--quick`` is applied here, and only here."""
+        protocol = protocol or TrainConfig()
+        base = protocol if self.protocol_options else replace(
+            TrainConfig(), **{f.name: getattr(protocol, f.name) for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS})
+        config = replace(base, **self.given)
+        return replace(config, **QUICK) if self.quick else config
+
+    @classmethod
+    def of(cls, config: TrainConfig, protocol_options: bool = False) -> "TrainChoice":
+        """The choice that gives what ``config`` sets apart from the defaults (a study started from
+        code rather than from the command line)."""
+        default = TrainConfig()
+        return cls({f.name: getattr(config, f.name) for f in fields(TrainConfig)
+                    if getattr(config, f.name) != getattr(default, f.name)}, protocol_options=protocol_options)
+
+    def under(self, elements: dict) -> "TrainChoice":
+        """This choice with a protocol's ``elements`` (``--protocol authors-code``) for the settings not
+        given: one given beside them wins, and names the variant."""
+        return replace(self, given={**elements, **self.given})
+
+
 @dataclass
-class Settings:
+class Corpora:
+    """The corpora of one command: read from ``data_dir`` with the command line's file-corpus
+    options (columns of file corpora, ``text_file`` of isarcasm-ids), each loaded once."""
+
     data_dir: Path
-    runs_root: Path = Path("runs")
-    results_root: Path = Path("results")
-    train: TrainConfig = field(default_factory=TrainConfig)
-    #: The command line's corpus options (columns of file corpora, ``text_file`` of isarcasm-ids).
     file_options: dict = field(default_factory=dict)
-    force: bool = False
-    verbose: int = 2
-    tensorboard: bool = False
-    #: Runs trained at once, each in its own process (see :mod:`experiments.runs.scheduler`).
-    jobs: int = 1
-    #: ``local`` (this machine, ``jobs`` at once) or ``ray`` (Ray tasks; see :mod:`experiments.runs.cluster`).
-    executor_kind: str = "local"
-    #: The Ray cluster (``auto``, ``ray://host:10001``...); None starts Ray in this process.
-    address: str | None = None
-    #: Ray resources of one run (``--executor ray``).
-    cpus_per_run: float = 1
-    gpus_per_run: float = 0
-    #: The folder of the reference set (experiments/runs/reference.py: finished runs shipped with the
-    #: repository, used where the local data agrees); None: runs come from the store alone.
-    reference: Path | None = None
-    _datasets: dict = field(default_factory=dict, repr=False)
-    _references: dict = field(default_factory=dict, repr=False)
-    #: The reference runs handed out so far (their folders in the store), for the reports to count.
-    shipped_runs: set = field(default_factory=set, repr=False)
+    _loaded: dict = field(default_factory=dict, repr=False)
 
-    def __post_init__(self):
-        if self.executor_kind == "ray":
-            if self.jobs != 1:
-                raise IsarcasmError("--jobs is for --executor local; with --executor ray, the cluster's CPUs "
-                                    "and --cpus-per-run decide how many runs train at once")
-            import_ray()  # fail now, in one line, rather than after loading the corpora
-        elif self.address is not None or self.cpus_per_run != 1 or self.gpus_per_run != 0:
-            raise IsarcasmError("--address, --cpus-per-run and --gpus-per-run are for --executor ray")
-        else:
-            self.jobs = capped_jobs(self.jobs)  # said once, here, before any progress bar
-
-    def corpus_options(self, name: str) -> dict:
+    def options(self, name: str) -> dict:
         """The file-corpus options that apply to corpus ``name``."""
         return corpus_options(name, **self.file_options)
 
-    def dataset(self, name: str) -> Dataset:
-        """Corpus ``name``, loaded once per study."""
-        if name not in self._datasets:
-            self._datasets[name] = load_corpus(name, self.data_dir, **self.corpus_options(name))
-        return self._datasets[name]
+    def load(self, name: str) -> Dataset:
+        """Corpus ``name``, loaded once per command."""
+        if name not in self._loaded:
+            self._loaded[name] = load_corpus(name, self.data_dir, **self.options(name))
+        return self._loaded[name]
+
+
+@dataclass
+class Settings:
+    """Where a study's corpora, runs and results are, how its runs are trained and carried out
+    (:class:`RunOptions`) and where (its executor), and the reference set it may take runs from
+    (None: runs come from the store alone)."""
+
+    corpora: Corpora
+    store: RunStore = RunStore(Path("runs"))
+    results_root: Path = Path("results")
+    training: TrainChoice = field(default_factory=TrainChoice)
+    options: RunOptions = RunOptions()
+    executor: Executor = field(default_factory=LocalExecutor)
+    #: The reference set (experiments/runs/reference.py: finished runs shipped with the repository,
+    #: used where the local data agrees).
+    reference: ReferenceSet | None = None
+    #: The reference runs handed out so far (their folders in the store), for the reports to count.
+    shipped_runs: set = field(default_factory=set, repr=False)
+
+    @property
+    def train(self) -> TrainConfig:
+        """The training settings of runs of no experiment's protocol (the paper's)."""
+        return self.training.over()
 
     def train_for(self, protocol: TrainConfig | None = None) -> TrainConfig:
-        """The training settings of the runs of an experiment whose protocol (its ``[train]`` table) is
-        ``protocol``: :attr:`train`, except for the settings that are no command-line option
-        (``threshold``, ``validation_fraction``, ``max_train``): the command line cannot set them, so
-        where :attr:`train` holds their default, the protocol's value is the one its runs use.
-        (The command-line options were already merged with the protocol by ``train_config``: one
-        given wins, one left out takes the protocol's value.)"""
-        if protocol is None:
-            return self.train
-        default = TrainConfig()
-        taken = {f.name: getattr(protocol, f.name) for f in fields(TrainConfig)
-                 if not f.metadata.get("help") and getattr(self.train, f.name) == getattr(default, f.name)}
-        return replace(self.train, **taken)
+        """The training settings of the runs of an experiment whose protocol is ``protocol``
+        (:meth:`TrainChoice.over`)."""
+        return self.training.over(protocol)
 
     def experiment(self, base: str, protocol: TrainConfig | None = None, trained: bool = False) -> str:
         """The name of experiment ``base``'s results: its name, then how the training settings its runs
@@ -94,16 +123,12 @@ class Settings:
         to the per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
         return experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
 
-    @property
-    def store(self) -> RunStore:
-        return RunStore(self.runs_root)
-
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
         """``run``'s place in the store, and, when no folder there holds a finished run, the verified
         reference run of the same key as its last twin (a local run always comes first; ``force``
         retrains, so it reads none)."""
         place = self.store.place(experiment, run)
-        if self.reference is None or self.force or lookup(place.all).state == RunState.FINISHED:
+        if self.reference is None or self.options.force or lookup(place.all).state == RunState.FINISHED:
             return place
         shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
@@ -114,21 +139,16 @@ class Settings:
         so, once per cell (``strict``: that line is the error)."""
         if self.reference is None:
             return None
-        references = self.reference_set()
         try:
-            found = references.materialised(key, self.runs_root, self.dataset, self.data_dir)
+            found = self.reference.materialised(key, self.store.root, self.corpora.load, self.corpora.data_dir)
         except Mismatch as exc:
             if strict:
                 raise
-            references.warn_once(str(exc))
+            self.reference.warn_once(str(exc))
             return None
         if found:
             self.shipped_runs.add(found)
         return found
-
-    def reference_set(self) -> ReferenceSet:
-        """The reference set of :attr:`reference`, read once."""
-        return self._references.setdefault(self.reference, ReferenceSet(self.reference))
 
     def localised(self, result: dict) -> dict:
         """``result`` with every run folder that is not on this machine replaced by the verified reference
@@ -149,22 +169,15 @@ class Settings:
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
         if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
-            self.dataset(run.corpus).require_context(run.train.context)
-        return RunTask(run, self.place(experiment, run), self.data_dir,
-                       tuple(sorted(self.corpus_options(run.corpus).items())),
-                       RunOptions(force=self.force, tensorboard=self.tensorboard))
+            self.corpora.load(run.corpus).require_context(run.train.context)
+        return RunTask(run, self.place(experiment, run), self.corpora.data_dir,
+                       tuple(sorted(self.corpora.options(run.corpus).items())), self.options)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
         (a failed run is no finished run: training it again reports its failure)."""
-        found = finished_run(run, self.dataset(run.corpus), self.place(experiment, run), self.data_dir)
+        found = finished_run(run, self.corpora.load(run.corpus), self.place(experiment, run), self.corpora.data_dir)
         return found.directory if found and not found.failure else None
-
-    def executor(self) -> Executor:
-        """Where the runs of a study are trained (see :func:`experiments.runs.scheduler.run_tasks`)."""
-        if self.executor_kind == "ray":
-            return RayExecutor(self.address, self.cpus_per_run, self.gpus_per_run)
-        return LocalExecutor(self.jobs, self.verbose)
 
     def trainable(self, models: list[str]) -> list[str]:
         """The models these settings can train, in order; every study applies this one policy.

@@ -78,21 +78,22 @@ def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash()
 
 
 def test_every_study_leaves_out_models_without_a_context_variant(tmp_path, caplog):
-    from experiments.studies.settings import Settings
+    from experiments.studies.settings import Corpora, Settings, TrainChoice
 
-    settings = Settings(tmp_path, train=replace(FAST, context="all"))
+    settings = Settings(Corpora(tmp_path), training=TrainChoice.of(replace(FAST, context="all")))
     with caplog.at_level("WARNING", logger="isarcasm"):
         assert settings.trainable(["lstm", "dense-lstm", "cnn"]) == ["lstm", "cnn"]
     assert [r.getMessage().split(":")[0] for r in caplog.records] == ["dense-lstm left out"]  # one line per model
     with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
         settings.trainable(["dense-lstm"])
-    assert Settings(tmp_path).trainable(["dense-lstm"]) == ["dense-lstm"]  # without --context nothing is left out
+    assert Settings(Corpora(tmp_path)).trainable(["dense-lstm"]) == ["dense-lstm"]  # without --context nothing is left out
 
 
 def test_cross_eval_with_context_leaves_out_a_model_without_a_context_variant(tmp_path):
     from experiments.studies.cross_eval import cross_cells
-    from experiments.studies.settings import Settings
+    from experiments.runs.spec import RunStore
+    from experiments.studies.settings import Corpora, Settings, TrainChoice
 
-    settings = Settings(tmp_path, tmp_path / "runs", train=replace(FAST, context="all"))
+    settings = Settings(Corpora(tmp_path), RunStore(tmp_path / "runs"), training=TrainChoice.of(replace(FAST, context="all")))
     with pytest.raises(IsarcasmError, match="none of the chosen models reads tokens alone"):
         cross_cells(["dense-lstm"], ["riloff"], [0], settings)

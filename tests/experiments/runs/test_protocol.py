@@ -110,14 +110,14 @@ def test_the_variant_names_in_use_keep_their_names():
 
 def test_one_rule_names_a_variant_for_train_and_for_the_studies():
     from experiments.runs.protocol import experiment_name
-    from experiments.studies.settings import Settings
+    from experiments.studies.settings import Corpora, Settings, TrainChoice
     from preprocessing.config import PreprocessConfig
 
     config = TrainConfig(learning_rate=0.01, class_weight="balanced")
     korean = PreprocessConfig(language="ko", numbers="keep")
     assert experiment_name("train", config, preprocess=korean) == "train-learning-rate-0.01-class-weight-balanced-numbers-keep"
     assert experiment_name("train", TrainConfig(), preprocess=PreprocessConfig(language="ko")) == "train"
-    assert Settings(None, train=config).experiment("table7") == experiment_name("table7", config)
+    assert Settings(Corpora(None), training=TrainChoice.of(config)).experiment("table7") == experiment_name("table7", config)
 
 
 def test_an_experiment_whose_protocol_is_quick_sized_is_not_named_quick():

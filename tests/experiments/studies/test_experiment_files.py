@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from experiments.cli import main
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
-from experiments.runs.spec import RunSpec
+from experiments.runs.scheduler import LocalExecutor
+from experiments.runs.spec import RunSpec, RunStore
 
 
 def test_table6_lists_the_papers_cells_with_like_for_like_references():
@@ -75,7 +76,7 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
     seen = {}
 
     def fake_run(spec, seeds, settings, **_):
-        seen["train"] = settings.train
+        seen["train"] = settings.train_for(spec.protocol())
         (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
         (settings.results_root / "x.md").write_text("report")
         return {"experiment": "x"}
@@ -121,7 +122,7 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
     seen = {}
 
     def fake_run(spec, seeds, settings, **_):
-        seen["train"], seen["given"] = settings.train_for(spec.protocol()), settings.train
+        seen["train"] = settings.train_for(spec.protocol())
         seen["name"] = settings.experiment(spec.name, spec.protocol())
         (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
         (settings.results_root / "x.md").write_text("report")
@@ -135,7 +136,6 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path), "--seeds", "1",
                                            "--results-dir", str(tmp_path / "res"), *extra])
         assert result.exit_code == 0, result.output
-        assert seen["given"] == seen["train"]  # the command line's settings already hold them
         assert (seen["train"].threshold, seen["train"].validation_fraction, seen["train"].max_train) == \
             (0.3, 0.2, max_train)
         assert seen["name"] == name
@@ -143,16 +143,16 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
 
 def test_settings_take_the_protocol_for_what_no_option_sets():
     from experiments.runs.protocol import QUICK, TrainConfig
-    from experiments.studies.settings import Settings
+    from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     protocol = TrainConfig(threshold=0.3, validation_fraction=0.2, max_train=50, embeddings="word2vec")
-    used = Settings(Path("data"), train=TrainConfig(epochs=1)).train_for(protocol)
+    used = Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(epochs=1))).train_for(protocol)
     assert (used.threshold, used.validation_fraction, used.max_train, used.epochs, used.embeddings) == \
         (0.3, 0.2, 50, 1, "glove")  # command-line options (here: given) win, the others are the protocol's
-    assert Settings(Path("data"), train=TrainConfig(epochs=1)).experiment("x", protocol) == \
+    assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(epochs=1))).experiment("x", protocol) == \
         "x-epochs-1-embeddings-glove"
-    assert Settings(Path("data"), train=TrainConfig(**QUICK)).train_for(protocol).max_train == QUICK["max_train"]
-    assert Settings(Path("data"), train=TrainConfig(threshold=0.4)).experiment("x", protocol) == \
+    assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(**QUICK))).train_for(protocol).max_train == QUICK["max_train"]
+    assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(threshold=0.4))).experiment("x", protocol) == \
         "x-threshold-0.4-embeddings-glove"
 
 
@@ -165,14 +165,15 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
     from experiments.runs.store import recorded_hash
     from experiments.runs.training import expected_hash
     from experiments.studies.reproduce import run_experiment
-    from experiments.studies.settings import Settings
+    from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     corpus = write_corpus(tmp_path / "toy.csv")
     path = tmp_path / "settings.toml"
     path.write_text(SETTINGS_TOML + f"[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
     spec = load_experiment(str(path))
     fast = TrainConfig(epochs=1, batch_size=32, embeddings="random")
-    settings = Settings(tmp_path, tmp_path / "runs", tmp_path / "results", fast, {"split_col": "split"}, verbose=0)
+    settings = Settings(Corpora(tmp_path, {"split_col": "split"}), RunStore(tmp_path / "runs"), tmp_path / "results",
+                        TrainChoice.of(fast), executor=LocalExecutor(verbose=0))
     result = run_experiment(spec, [0], settings)
     name = "settings-epochs-1-batch-size-32-embeddings-random"  # only what differs from the experiment's protocol
     assert result["experiment"] == name and [p.name for p in (tmp_path / "runs").iterdir()] == [name]
@@ -184,7 +185,7 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
         (0.3, 0.2, 50)
     assert (config["splits"]["train"], config["splits"]["validation"]) == (50, 32)  # 20% of 160, then 50 kept
     assert json.loads((run / "metrics.json").read_text())["threshold"] == 0.3
-    dataset = settings.dataset(str(corpus))
+    dataset = settings.corpora.load(str(corpus))
     used = TrainConfig(epochs=1, batch_size=32, embeddings="random", threshold=0.3, validation_fraction=0.2,
                        max_train=50)
     assert recorded_hash(run) == expected_hash(RunSpec(dataset.name, "cnn", 0, used), dataset, tmp_path) != \

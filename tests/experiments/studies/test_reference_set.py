@@ -12,12 +12,13 @@ from toy_corpus import write_corpus
 
 from experiments.cli import main
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.reference import FORMAT, VERSION, Mismatch
-from experiments.runs.spec import RunSpec
+from experiments.runs.reference import FORMAT, VERSION, Mismatch, ReferenceSet
+from experiments.runs.scheduler import LocalExecutor
+from experiments.runs.spec import RunSpec, RunStore
 from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, read_predictions
 from experiments.runs.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
-from experiments.studies.settings import Settings
+from experiments.studies.settings import Corpora, Settings, TrainChoice
 
 FAST = TrainConfig(epochs=2, batch_size=32, embeddings="random")
 EXPERIMENT = "name = 'toy'\ntitle = 'toy'\nsource = 'tests'\n[train]\nepochs = 2\nbatch_size = 32\nembeddings = 'random'\n" \
@@ -45,7 +46,8 @@ def shipped(tmp_path_factory):
 
 
 def settings_of(root: Path, store: Path, reference: Path | None) -> Settings:
-    return Settings(root, store, root / "results-x", FAST, {"split_col": "split"}, verbose=0, reference=reference)
+    return Settings(Corpora(root, {"split_col": "split"}), RunStore(store), root / "results-x", TrainChoice.of(FAST),
+                    executor=LocalExecutor(verbose=0), reference=reference and ReferenceSet(reference))
 
 
 def spec(corpus: Path, seed: int) -> RunSpec:
@@ -204,7 +206,7 @@ def test_retrain_leaves_the_reference_set_out(shipped, monkeypatch):
     seen = {}
 
     def fake_run(spec, seeds, settings, **_):
-        seen["reference"] = settings.reference
+        seen["reference"] = settings.reference and settings.reference.folder
         raise SystemExit(0)
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
