@@ -86,25 +86,25 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
                   train_missing: bool = True) -> tuple[dict[tuple[str, str, int], Path], dict[tuple[str, str, int],
                                                                                          RunResult]]:
     """The finished run of every (model, training corpus, seed): reused where one exists, else
-    trained under ``cross`` through the scheduler (all at once, the executor's at a time); and,
+    trained under ``cross`` through the scheduler (all at once, as many at a time as the executor trains); and,
     apart, the runs that failed (training diverged), which are never evaluated.
 
     With ``train_missing=False`` missing runs are left out instead of trained.
     """
     found, tasks, keys = {}, [], []
-    every = [settings.task(settings.experiment(NAME), RunSpec(train.name, model, seed, settings.train))
+    name, config = settings.experiment(NAME), settings.train
+    every = [settings.task(name, RunSpec(train.name, model, seed, config))
              for model in models for train in datasets for seed in seeds]
     require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
     for task in every:
         spec = task.spec
-        run = None if settings.options.force else settings.finished(settings.experiment(NAME), spec)
+        run = None if settings.options.force else settings.finished(name, spec)
         if run is not None:
             found[spec.model, spec.corpus, spec.seed] = run
         elif train_missing:
             keys.append((spec.model, spec.corpus, spec.seed))
             tasks.append(task)
-    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor,
-                        f"{settings.experiment(NAME)}: training")
+    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor, f"{name}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
     return found, {key: result for key, result in zip(keys, results) if result.failure}
 
@@ -113,6 +113,8 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
     """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
     from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
+    options_of = {test.name: settings.corpora.options(test.name) for test in tests}
+    data_dir, force = settings.corpora.data_dir, settings.options.force
     own = Scored.from_run(run)
     trained_on = run_config(run, ("corpus",))["corpus"]
     loaded = None
@@ -121,12 +123,12 @@ def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Sco
         if test.name == trained_on:
             results.append(own)
             continue
-        options = settings.corpora.options(test.name)
-        place = EvaluationPlace.of(run, test, own.threshold, settings.corpora.data_dir, options)
-        evaluation = None if settings.options.force else place.saved()
+        options = options_of[test.name]
+        place = EvaluationPlace.of(run, test, own.threshold, data_dir, options)
+        evaluation = None if force else place.saved()
         if evaluation is None:
-            loaded = loaded or load_run(run, settings.corpora.data_dir)
-            evaluation = evaluate_run(loaded, test, force=settings.options.force, options=options)
+            loaded = loaded or load_run(run, data_dir)
+            evaluation = evaluate_run(loaded, test, force=force, options=options)
         results.append(Scored(own.seed, run, evaluation["test"], Path(evaluation["predictions_file"]),
                               evaluation["threshold"]))
     return results
@@ -138,6 +140,7 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
     failed (their ``failed``: seed -> why; a failed run is never evaluated nor averaged in).  Cells
     name their corpora by :func:`labels_of` (two files never share a name, nor a file a corpus')."""
     models = settings.trainable(models)  # an unknown name fails before anything is trained
+    name = settings.experiment(NAME)
     label = labels_of(corpora, settings)
     datasets = [settings.corpora.load(name) for name in corpora]
     classes = {len(d.label_names) for d in datasets}
@@ -150,7 +153,7 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
                             + ", ".join(label[d.name] for d in datasets) + " have only a test split")
     runs, failed = training_runs(models, trainable, seeds, settings, train_missing)
     cells, missing = [], []
-    progress = tqdm(total=len(runs), desc=f"{settings.experiment(NAME)}: evaluating", unit="run", dynamic_ncols=True,
+    progress = tqdm(total=len(runs), desc=f"{name}: evaluating", unit="run", dynamic_ncols=True,
                     disable=not chatty())
     for model in models:
         for train in trainable:
@@ -189,13 +192,13 @@ def can_train(dataset: Dataset) -> bool:
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
+    name, train, label = settings.experiment(NAME), asdict(settings.train), labels_of(corpora, settings)
+    datasets = [settings.corpora.load(corpus) for corpus in corpora]
     cells, missing = cross_cells(models, corpora, seeds, settings)
-    label = labels_of(corpora, settings)
-    datasets = [settings.corpora.load(name) for name in corpora]
     floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
     result = {
-        "experiment": settings.experiment(NAME),
+        "experiment": name,
         "kind": "cross",
         "title": "Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
         "models": models,
@@ -203,7 +206,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
         "files": {label[d.name]: d.name for d in datasets if label[d.name] != d.name},
         "train_corpora": [label[d.name] for d in datasets if can_train(d)],
         "seeds": seeds,
-        "train": asdict(settings.train),
+        "train": train,
         "wall_seconds": round(time.time() - started, 1),
         "training_runs": len(runs),
         "compute_seconds": round(sum(read_metrics(run)["train_seconds"] for run in runs), 1),

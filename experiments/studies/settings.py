@@ -168,10 +168,10 @@ class Settings:
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
+        options = tuple(sorted(self.corpora.options(run.corpus).items()))
         if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
             self.corpora.load(run.corpus).require_context(run.train.context)
-        return RunTask(run, self.place(experiment, run), self.corpora.data_dir,
-                       tuple(sorted(self.corpora.options(run.corpus).items())), self.options)
+        return RunTask(run, self.place(experiment, run), self.corpora.data_dir, options, self.options)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
