@@ -7,7 +7,7 @@ line's preprocessing options (``experiments/cli/options.py``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .errors import IsarcasmError
@@ -61,3 +61,10 @@ class PreprocessConfig:
         """The settings of a file (a run's preprocess.json), checked key by key against the fields'
         declarations: an unknown key or a value that could not be honoured is one line naming it."""
         return from_mapping(cls, data, source)
+
+    @classmethod
+    def given(cls, options: dict, language: str = "en") -> "PreprocessConfig":
+        """The settings of the options given (a command's: None is an option left out, whose default
+        applies), in ``language`` (a corpus' own) unless one is given."""
+        chosen = {f.name: options[f.name] for f in fields(cls) if options.get(f.name) is not None}
+        return cls(**{"language": language, **chosen})

@@ -6,7 +6,6 @@ import click
 from embeddings.matrix import embedding_matrix
 from embeddings.vectors import load_vectors_report
 from experiments.cli.options import (
-    config_from_options,
     data_dir,
     echo_json,
     file_corpus_options,
@@ -16,6 +15,7 @@ from experiments.cli.options import (
     pop_preprocess_options,
     preprocess_options,
 )
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
 
 
@@ -53,7 +53,7 @@ def info(ctx, embeddings_spec, corpus, missing, as_json, **options):
     config_options = pop_preprocess_options(options)
     if corpus:
         dataset = open_corpus(ctx, corpus, **options)
-        fitted = fit_on_train(dataset, config_from_options(config_options, dataset.language))
+        fitted = fit_on_train(dataset, PreprocessConfig.given(config_options, dataset.language))
         if fitted is None:
 
             raise IsarcasmError(f"corpus '{dataset.name}' has no training split to measure coverage on")

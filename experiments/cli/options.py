@@ -294,13 +294,6 @@ def preprocess_options(func):
     return func
 
 
-def config_from_options(options: dict, language: str = "en") -> PreprocessConfig:
-    """The :class:`PreprocessConfig` for the options given (others keep their defaults)."""
-    given = {f.name: options[f.name] for f in fields(PreprocessConfig) if options.get(f.name) is not None}
-    given.setdefault("language", language)
-    return PreprocessConfig(**given)
-
-
 def pop_preprocess_options(options: dict) -> dict:
     """Split the preprocessing options off a command's keyword arguments."""
     return {f.name: options.pop(f.name) for f in fields(PreprocessConfig) if f.name in options}

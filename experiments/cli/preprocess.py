@@ -12,7 +12,6 @@ import click
 
 from experiments.cli.options import (
     checked_texts,
-    config_from_options,
     echo_json,
     file_corpus_options,
     fit_on_train,
@@ -21,6 +20,7 @@ from experiments.cli.options import (
     pop_preprocess_options,
     preprocess_options,
 )
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError, shown
 from preprocessing.pipeline import Preprocessor
 
@@ -45,7 +45,7 @@ def preprocess(ctx, texts, corpus, split, limit, as_json, **options):
     texts = checked_texts(texts)
     config_options = pop_preprocess_options(options)
     dataset = open_corpus(ctx, corpus, **options) if corpus else None
-    config = config_from_options(config_options, dataset.language if dataset else "en")
+    config = PreprocessConfig.given(config_options, dataset.language if dataset else "en")
     fitted = fit_on_train(dataset, config) if dataset else None
     rows = [{"text": t} for t in texts] if texts else _records(dataset, split, limit)
     _add_tokens(rows, fitted or Preprocessor(config))

@@ -8,7 +8,6 @@ import click
 
 from experiments.cli.options import (
     checked_texts,
-    config_from_options,
     data_dir,
     echo_json,
     file_corpus_options,
@@ -27,6 +26,7 @@ from experiments.runs.spec import RunOptions, RunSpec, RunStore
 from experiments.runs.store import FAILED, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.anyfile import file_format, read_texts
+from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError, tsv_field
 from preprocessing.fileio import text_lines
 
@@ -52,7 +52,7 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     config = train_config(ctx)
     dataset = open_corpus(ctx, corpus, **file_options(ctx))
     dataset.require_context(config.context)
-    preprocess = config_from_options(ctx.params, dataset.language)
+    preprocess = PreprocessConfig.given(ctx.params, dataset.language)
     spec = RunSpec(corpus, model, seed, config, preprocess=preprocess)
     # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
     place = RunStore(writable_folder(Path(output_dir), "--output-dir")).place(
