@@ -24,6 +24,7 @@ from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
+from preprocessing.records import Dataset
 
 log = logging.getLogger("isarcasm")
 
@@ -76,11 +77,11 @@ def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], s
     for cell, spec, plan in plans:
         run = score_run(plan, settings.store.place(runs_name, spec), settings.options.force)
         runs.setdefault(cell.key, []).append((spec.seed, spec.fold, run))
-    return [_summary(cell, runs[cell.key], seeds, settings) for cell in cells]
+    threshold = settings.train_for(experiment.protocol()).threshold  # the one its runs were planned with
+    return [_summary(cell, runs[cell.key], seeds, settings.corpora.load(cell.corpus), threshold) for cell in cells]
 
 
-def _summary(cell: Cell, runs: list, seeds: list[int], settings: Settings) -> dict:
-    dataset = settings.corpora.load(cell.corpus)
+def _summary(cell: Cell, runs: list, seeds: list[int], dataset: Dataset, threshold: float) -> dict:
     metrics = [run.metrics for _, _, run in runs]
     summary = aggregate(cell, metrics, [str(run.directory) for _, _, run in runs], seeds)
     summary["run_ids"] = [{"seed": seed, "fold": fold} for seed, fold, _ in runs]
@@ -89,7 +90,7 @@ def _summary(cell: Cell, runs: list, seeds: list[int], settings: Settings) -> di
     if cell.folds:
         summary["folds"] = len(dataset.folds)
     if dataset.is_binary:
-        summary["operating_point"] = operating_point([run.directory for _, _, run in runs], settings.train.threshold)
+        summary["operating_point"] = operating_point([run.directory for _, _, run in runs], threshold)
     summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], [f for _, f, _ in runs])
     return summary
 

@@ -48,7 +48,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
     training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     started = time.time()
-    trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)))
+    trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)), protocol)
     model_cells = [c for c in experiment.cells if c.model in trainable]
     tasks, owners, runs_of = [], [], {}
     for cell in model_cells:

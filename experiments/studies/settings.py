@@ -179,8 +179,9 @@ class Settings:
         found = finished_run(run, self.corpora.load(run.corpus), self.place(experiment, run), self.corpora.data_dir)
         return found.directory if found and not found.failure else None
 
-    def trainable(self, models: list[str]) -> list[str]:
-        """The models these settings can train, in order; every study applies this one policy.
+    def trainable(self, models: list[str], protocol: TrainConfig | None = None) -> list[str]:
+        """The models these settings can train under ``protocol`` (:meth:`train_for`), in order; every
+        study applies this one policy.
 
         With ``--context``, a model without a context variant (one that reads features besides
         tokens, as Dense-LSTM does) is left out with a warning before anything is trained, rather
@@ -190,7 +191,7 @@ class Settings:
         from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
 
         specs = [MODELS.get(model) for model in models]
-        if self.train.context == "none":
+        if self.train_for(protocol).context == "none":
             return list(models)
         kept = [model for model, spec in zip(models, specs) if spec.reads_context]
         for model in dict.fromkeys(m for m in models if m not in kept):
