@@ -244,9 +244,10 @@ def study_settings(ctx: click.Context, protocol_options: bool = False) -> Settin
     corpora, store, results folder, training options, run options, executor and reference set (a
     command without :func:`reference_option` reads runs from the store alone)."""
     params = ctx.params
+    training, executor = train_choice(ctx, protocol_options), executor_of(params)  # refused before a folder is made
     return Settings(corpora_of(ctx), RunStore(writable_folder(Path(params["output_dir"]), "--output-dir")),
-                    writable_folder(Path(params["results_dir"]), "--results-dir"), train_choice(ctx, protocol_options),
-                    RunOptions(force=params["force"], tensorboard=params["tensorboard"]), executor_of(params),
+                    writable_folder(Path(params["results_dir"]), "--results-dir"), training,
+                    RunOptions(force=params["force"], tensorboard=params["tensorboard"]), executor,
                     reference_of(params.get("reference_dir")))
 
 
