@@ -22,7 +22,7 @@ from experiments.runs.console import chatty
 from experiments.runs.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
-from experiments.runs.protocol import CLASS_RATIO, Splits, TrainConfig, make_splits
+from experiments.runs.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
@@ -45,7 +45,7 @@ from experiments.runs.store import (
     write_json,
     write_text,
 )
-from experiments.runs.trajectory import THRESHOLD_RULES, choose_in, save_record
+from experiments.runs.trajectory import choose_in, save_record
 from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
