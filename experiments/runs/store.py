@@ -38,6 +38,7 @@ import numpy as np
 from experiments.runs import results_set
 from experiments.runs.console import chatty
 from experiments.runs.metrics import predict_labels
+from experiments.runs.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256, usual_mode
@@ -348,40 +349,6 @@ def require_finished(directory: Path) -> None:
                             "experiment or `isarcasm train` to train it again")
 
 
-@dataclass(frozen=True)
-class Found:
-    """What :func:`lookup` found: a finished run, a failed one (an outcome too: the same configuration
-    fails the same way) or none (``RunState.MISSING``, ``directory`` None)."""
-
-    state: RunState
-    directory: Path | None = None
-
-
-def lookup(places: Iterable[Path], config_hash: str | None = None) -> Found:
-    """The run of this configuration (any, without ``config_hash``) among ``places`` (a run's folder, then
-    its twins): the first finished one, else the first failed one, else missing.  The one lookup that
-    training, the executors and the studies share."""
-    places = list(places)
-    finished = next((place for place in places if is_finished(place, config_hash)), None)
-    if finished:
-        return Found(RunState.FINISHED, finished)
-    failed = next((place for place in places if recorded_failure(place, config_hash) is not None), None)
-    return Found(RunState.FAILED, failed) if failed else Found(RunState.MISSING)
-
-
-def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a finished run of this configuration (see :func:`lookup`)."""
-    found = lookup(places, config_hash)
-    return found.directory if found.state == RunState.FINISHED else None
-
-
-def find_failed(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a failed run of this configuration, where none holds a finished
-    one (see :func:`lookup`)."""
-    found = lookup(places, config_hash)
-    return found.directory if found.state == RunState.FAILED else None
-
-
 def read_config(directory: Path) -> dict:
     return read_json(directory / CONFIG)
 
@@ -648,6 +615,18 @@ class RunWriter:
     def abort(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator["RunWriter"]:
+        """Write the run's files inside this block: any error aborts the run (nothing of it is left), and a
+        full disk's OSError names the run, not the staging folder that is gone."""
+        try:
+            yield self
+        except BaseException as exc:
+            self.abort()
+            if isinstance(exc, OSError):
+                exc.filename = self.home(str(exc.filename)) if exc.filename else str(self.directory)
+            raise
+
     def home(self, path: str) -> str:
         """Where a staged file would have gone: an error about ``path`` names the run, not the
         staging folder that :meth:`abort` removes."""
@@ -673,24 +652,90 @@ class RunFiles:
         return cls(writer.config_hash, metrics, read(writer.staging), read(writer.tensorboard_dir()))
 
 
-def store_run_files(directory: Path, run: RunFiles, force: bool = False) -> Path:
-    """Write a run that came home (:class:`RunFiles`) to ``directory`` exactly as a run trained here
-    is written: staged beside it, metrics.json last, then swapped in atomically by :class:`RunWriter`
-    (so an interruption never leaves a partial run folder in the store), under the run's
-    :func:`run_claim`, so a local sweep into the same store never swaps it at the same time."""
-    with run_claim(directory):
-        writer = RunWriter(directory, run.config_hash, force=force)
-        try:
-            for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
-                path = writer.path(name)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(run.files[name])
-                path.chmod(usual_mode())
-            logs = writer.tensorboard_dir()
-            for name, content in run.tensorboard.items():
-                (logs / name).parent.mkdir(parents=True, exist_ok=True)
-                (logs / name).write_bytes(content)
-        except BaseException:
-            writer.abort()
-            raise
-        return writer.commit()
+def store_run_files(place: RunPlace, run: RunFiles, force: bool = False) -> RunResult:
+    """Write a run that came home (:class:`RunFiles`) to ``place`` exactly as a run trained here is written
+    (:meth:`RunStore.produce`: under the run's claim, staged, metrics.json last, swapped in atomically), so
+    a local sweep into the same store never swaps it at the same time and an interruption never leaves a
+    partial run folder.  A run another process finished there meanwhile is kept and returned instead."""
+    def copy(writer: RunWriter) -> dict:
+        for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
+            path = writer.path(name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(run.files[name])
+            path.chmod(usual_mode())
+        logs = writer.tensorboard_dir()
+        for name, content in run.tensorboard.items():
+            (logs / name).parent.mkdir(parents=True, exist_ok=True)
+            (logs / name).write_bytes(content)
+        return run.metrics
+
+    return RunStore.produce(place, run.config_hash, copy, force)
+
+
+@dataclass
+class RunResult:
+    """A run's folder and its metrics.json; for a failed run, its failed.json (see :attr:`failure`).
+    ``skipped``: the run was found in the store (:meth:`RunStore.lookup`), not written now."""
+
+    directory: Path
+    metrics: dict
+    skipped: bool = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed (its training diverged); None for a finished run.  A failed run is an
+        outcome to report, never a result to average."""
+        return self.metrics.get("failed")
+
+
+def write_run(directory: Path, config_hash: str, write: Callable[[RunWriter], dict], force: bool = False) -> RunResult:
+    """``write(writer)`` stages the run's files (metrics.json last) and returns its metrics; the run is then
+    swapped into ``directory`` at once, or, on any error, nothing of it is left (:meth:`RunWriter.writing`).
+    Call it under the run's :func:`run_claim`."""
+    writer = RunWriter(directory, config_hash, force=force)
+    with writer.writing():
+        metrics = write(writer)
+    return RunResult(writer.commit(), metrics)
+
+
+@dataclass(frozen=True)
+class RunStore:
+    """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``, and the one
+    owner of a run folder's life: where a run lives (:meth:`place`), what a place holds (:meth:`lookup`)
+    and how a run gets there (:meth:`produce`).  Trained runs, entrants' runs, runs trained on a cluster
+    and ``isarcasm train`` all go through these.  Experiments share runs (Table 7's iSarcasm runs are the
+    cross-dataset matrix's in-domain ones), so a run's place includes its twins in the other experiments;
+    a place knows its folders, so :meth:`lookup` and :meth:`produce` need no root."""
+
+    root: Path
+
+    def place(self, experiment: str, run: RunSpec) -> RunPlace:
+        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+
+    @staticmethod
+    def lookup(place: RunPlace, config_hash: str | None = None) -> RunResult | None:
+        """The run of this configuration (any, without ``config_hash``) in ``place`` (its folder, then its
+        twins): the first finished one, else the first failed one (an outcome too: the same configuration
+        fails the same way), else None.  The one lookup that training, the entrants, the executors and the
+        studies share."""
+        finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
+        if finished:
+            return RunResult(finished, read_metrics(finished), skipped=True)
+        failed = next((folder for folder in place.all if recorded_failure(folder, config_hash) is not None), None)
+        return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
+
+    @staticmethod
+    def produce(place: RunPlace, config_hash: str, write: Callable[[RunWriter], dict],
+                force: bool = False) -> RunResult:
+        """The run of this configuration at ``place``: the one :meth:`lookup` finds (unless ``force``), else
+        written by ``write`` (see :func:`write_run`) into ``place.directory``.  It is written under the
+        run's :func:`run_claim`, and looked up again once the claim is held: another process may have
+        finished it while this one waited."""
+        if not force:
+            found = RunStore.lookup(place, config_hash)
+            if found:
+                return found
+        with run_claim(place.directory):  # one process at a time writes this run
+            found = None if force else RunStore.lookup(place, config_hash)
+            return found or write_run(place.directory, config_hash, write, force)
