@@ -6,7 +6,8 @@ metrics.json exists; it is written last, so a crash never leaves a half-run
 that looks finished.  A run whose training diverged (non-finite loss, weights or
 probabilities) is failed: its folder holds failed.json (why, and its configuration
 hash) and no metrics.json, so it is never read as a result.  Every other module reads and writes run files through
-the names and functions here, so the format is defined in one place.
+the names and functions here, so the format is defined in one place; :class:`RunStore` (at the end) owns a run
+folder's life: where a run lives, what a place holds, and how a run is written there, once for every kind of run.
 """
 from __future__ import annotations
 
