@@ -583,7 +583,7 @@ class RunWriter:
     def detached(cls, directory: Path, config_hash: str, root: Path) -> "RunWriter":
         """A writer for a run whose home ``directory`` is in another machine's store: it stages the
         run under ``root`` here and never touches ``directory``; :class:`RunFiles` carries the files
-        home, where :func:`store_run_files` commits them."""
+        home, where the driver's :meth:`RunStore.produce` commits them (see :meth:`RunFiles.write`)."""
         writer = cls.__new__(cls)
         writer.directory, writer.config_hash, writer.detached = directory, config_hash, True
         writer.staging = root / "run"
@@ -603,7 +603,7 @@ class RunWriter:
     def commit(self) -> Path:
         """Atomically swap the staging directory in (the old run, if any, is removed after)."""
         if self.detached:
-            raise RuntimeError("a detached run is committed by the driver (store_run_files)")
+            raise RuntimeError("a detached run is committed by the driver (RunFiles.write)")
         old = None
         if self.directory.exists():
             old = self.directory.with_name(f".{self.directory.name}.old-{os.getpid()}")
@@ -652,25 +652,22 @@ class RunFiles:
                     for path in sorted(folder.rglob("*")) if path.is_file()} if folder.is_dir() else {}
         return cls(writer.config_hash, metrics, read(writer.staging), read(writer.tensorboard_dir()))
 
-
-def store_run_files(place: RunPlace, run: RunFiles, force: bool = False) -> RunResult:
-    """Write a run that came home (:class:`RunFiles`) to ``place`` exactly as a run trained here is written
-    (:meth:`RunStore.produce`: under the run's claim, staged, metrics.json last, swapped in atomically), so
-    a local sweep into the same store never swaps it at the same time and an interruption never leaves a
-    partial run folder.  A run another process finished there meanwhile is kept and returned instead."""
-    def copy(writer: RunWriter) -> dict:
-        for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
+    def write(self, writer: RunWriter) -> dict:
+        """Write the run's files as they were into ``writer`` (metrics.json last), its TensorBoard logs beside
+        it; its metrics.  The driver stores a run that came home with ``RunStore.produce(place,
+        files.config_hash, files.write)``: exactly as a run trained here is written, under the run's claim,
+        so a local sweep into the same store never swaps it at the same time, and a run another process
+        finished there meanwhile is kept."""
+        for name in sorted(self.files, key=lambda name: name == METRICS):  # metrics.json last
             path = writer.path(name)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(run.files[name])
+            path.write_bytes(self.files[name])
             path.chmod(usual_mode())
         logs = writer.tensorboard_dir()
-        for name, content in run.tensorboard.items():
+        for name, content in self.tensorboard.items():
             (logs / name).parent.mkdir(parents=True, exist_ok=True)
             (logs / name).write_bytes(content)
-        return run.metrics
-
-    return RunStore.produce(place, run.config_hash, copy, force)
+        return self.metrics
 
 
 @dataclass

@@ -204,7 +204,7 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
 
     The run reads nothing from a data directory (``resources`` holds what it needs) and writes
     nothing outside ``staging``; its files come back as :class:`RunFiles` for the driver to store
-    with :func:`experiments.runs.store.store_run_files`, which makes them the same run, in the same
+    with :meth:`RunStore.produce` (see :meth:`RunFiles.write`), which makes them the same run, in the same
     place, as :func:`train_run` would have written.
     """
     plan = _plan(run, dataset, Path(), resources)
