@@ -22,8 +22,8 @@ from experiments.runs.cluster import RayExecutor, import_ray
 from experiments.runs.protocol import QUICK, TrainConfig
 from experiments.runs.reference import SHIPPED, ReferenceSet
 from experiments.runs.scheduler import Executor, LocalExecutor, capped_jobs
-from experiments.runs.spec import RunOptions, RunStore
-from experiments.runs.store import writable_folder
+from experiments.runs.spec import RunOptions
+from experiments.runs.store import RunStore, writable_folder
 from experiments.studies.settings import TRAIN_OPTIONS, Corpora, Settings, TrainChoice
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus, refuse_file_options

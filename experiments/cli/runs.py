@@ -16,8 +16,7 @@ from experiments.cli.options import (
 )
 from experiments.reports.results import load_results
 from experiments.runs.reference import SHIPPED
-from experiments.runs.spec import RunStore
-from experiments.runs.store import read_json, writable_folder
+from experiments.runs.store import RunStore, read_json, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError

@@ -22,8 +22,8 @@ from experiments.reports.evaluations import configuration, evaluation_summary, f
 from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
-from experiments.runs.spec import RunOptions, RunSpec, RunStore
-from experiments.runs.store import FAILED, safe_name, writable_folder
+from experiments.runs.spec import RunOptions, RunSpec
+from experiments.runs.store import FAILED, RunStore, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.anyfile import file_format, read_texts
 from preprocessing.config import PreprocessConfig

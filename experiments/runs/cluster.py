@@ -10,7 +10,7 @@ code and any ``--model-module`` plugin travel with the tasks (Ray's ``py_modules
 environment and the plugin's source), so a worker node needs the dependencies, not a checkout or
 the data.  A task trains in a temporary folder on its node (:func:`experiments.runs.training.
 train_detached`) and returns the run folder's files; the driver writes them into its store with
-the store's own writer (:func:`experiments.runs.store.store_run_files`): staged, metrics.json
+the store's own writer (:meth:`experiments.runs.store.RunStore.produce`): staged, metrics.json
 last, swapped in atomically.  The run is the one a local executor writes (same layout, same
 configuration hash, reused by later invocations), with the node that trained it in the
 ``machine`` record of its config.json.
@@ -40,8 +40,8 @@ from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
 from experiments.runs.console import set_up_worker_console
 from experiments.runs.scheduler import RunTask, by_cost, worker_environment
-from experiments.runs.store import RunFiles, refuse_other_run, store_run_files, writable_folder
-from experiments.runs.training import Resources, RunResult, data_checksums, expected_hash, reusable, train_detached
+from experiments.runs.store import RunFiles, RunResult, RunStore, refuse_other_run, writable_folder
+from experiments.runs.training import Resources, data_checksums, expected_hash, train_detached
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LexiconFeaturizer
 from preprocessing.limits import RAY_TIMEOUT_ENV, ray_timeout
@@ -96,7 +96,7 @@ class RayExecutor:
         todo = []
         for index, task in enumerate(tasks):
             config_hash = expected_hash(task.spec, datasets[task.spec.corpus], task.data_dir)
-            done = None if task.options.force else reusable(config_hash, task.place)
+            done = None if task.options.force else RunStore.lookup(task.place, config_hash)
             if done:
                 finished(index, done)
                 continue
@@ -138,8 +138,7 @@ class RayExecutor:
                     index = pending.pop(ref)
                     task = tasks[index]
                     files = _result(ray, ref, task, self.max_retries)
-                    directory = store_run_files(task.place.directory, files, force=task.options.force)
-                    finished(index, RunResult(directory, files.metrics))
+                    finished(index, RunStore.produce(task.place, files.config_hash, files.write, task.options.force))
         finally:
             for ref in pending:  # Ctrl-C or an error: queued runs never start, running ones stop
                 ray.cancel(ref, force=False)

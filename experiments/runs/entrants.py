@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -44,15 +45,16 @@ from experiments.runs.store import (
     ESTIMATOR,
     METRICS,
     PREDICTIONS,
+    RunResult,
+    RunStore,
     RunWriter,
     predictions_tsv,
-    run_claim,
     safe_name,
     save_estimator,
     write_json,
     write_text,
 )
-from experiments.runs.training import RunResult, modified_files, reusable, targets
+from experiments.runs.training import modified_files, targets
 from preprocessing.corpora import CORPORA, corpus_label, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -216,35 +218,21 @@ def plan_run(run: RunSpec, dataset: Dataset, data_dir: Path) -> Plan:
 
 
 def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
-    """Score the planned run and write it to ``place.directory`` (as :func:`~experiments.runs.training.train_run`
-    writes a trained one: staged, metrics.json last, swapped in under the run's claim).  A finished run
-    with the same configuration, there or in one of ``place.twins``, is reused unless ``force``."""
-    directory = place.directory
-    if not force:
-        found = reusable(plan.config_hash, place)
-        if found:
-            return found
-    with run_claim(directory):
-        found = None if force else reusable(plan.config_hash, place)
-        if found:
-            return found
-        changed = modified_files(plan.job.dataset.name, plan.config["data_sha256"])
-        if changed:
-            logging.getLogger(__name__).warning(
-                f"{len(changed)} file(s) of '{plan.job.dataset.name}' differ from the published data ({changed[0]}); "
-                "the run records their checksums.")
-        writer = RunWriter(directory, plan.config_hash, force=force)
-        try:
-            metrics = _write(plan, writer)
-        except BaseException:
-            writer.abort()
-            raise
-        return RunResult(writer.commit(), metrics)
+    """Score the planned run and write it to ``place.directory`` through the store, as
+    :func:`~experiments.runs.training.train_run` writes a trained one (:meth:`RunStore.produce`: under the
+    run's claim, staged, metrics.json last, swapped in).  A finished run with the same configuration, there
+    or in one of ``place.twins``, is reused unless ``force``."""
+    return RunStore.produce(place, plan.config_hash, partial(_write, plan), force)
 
 
 def _write(plan: Plan, writer: RunWriter) -> dict:
-    meter = RunMeter()
+    """Score the run into ``writer``'s staging folder; its metrics."""
     job, dataset = plan.job, plan.job.dataset
+    changed = modified_files(dataset.name, plan.config["data_sha256"])
+    if changed:
+        logging.getLogger(__name__).warning(f"{len(changed)} file(s) of '{dataset.name}' differ from the published "
+                                            f"data ({changed[0]}); the run records their checksums.")
+    meter = RunMeter()
     scores = plan.prepared.score()
     parts = {"test": scores.test} if scores.validation is None else \
         {"validation": scores.validation, "test": scores.test}

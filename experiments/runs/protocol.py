@@ -14,15 +14,16 @@ from pathlib import Path
 from sklearn.model_selection import train_test_split
 
 from experiments.runs.provenance import backend_variant
-from experiments.runs.trajectory import RULES, THRESHOLD_RULES
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
 from preprocessing.schema import Range, from_mapping, problems
 from preprocessing.records import Dataset, Record
 
-#: Selection rules (see :mod:`experiments.runs.trajectory`).  ``tuned`` and ``grid`` read the same training
-#: trajectory as ``best``: a study trains ``best`` runs and applies them to their per-epoch record.
-SELECTIONS = RULES
+#: The selection rules (:mod:`experiments.runs.trajectory` applies them).  ``tuned`` and ``grid`` choose a
+#: threshold too, so they are for binary tasks; they read the same training trajectory as ``best``: a study
+#: trains ``best`` runs and applies them to their per-epoch record.
+RULES = ("best", "last", "tuned", "grid")
+THRESHOLD_RULES = ("tuned", "grid")
 CLASS_WEIGHTS = ("none", "balanced")
 #: Dialogue context read beside the text: none, the last turn, or all turns (see inputs.context_text).
 CONTEXTS = ("none", "last", "all")
@@ -99,7 +100,7 @@ class TrainConfig:
     selection: str = _setting("best", "best: the epoch of best validation F1; last: the final epoch; tuned: best's "
                               "epoch with a threshold tuned on validation; grid: the iSarcasm authors' per-epoch "
                               "threshold grid (studies apply tuned and grid to best runs' per-epoch record).",
-                              SELECTIONS)
+                              RULES)
     threshold: float = _setting(0.5, range=FRACTION)
     tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
     embeddings: str = _setting("glove", "'glove' (data dir), 'random', 'word2vec' (trained on the training split), "

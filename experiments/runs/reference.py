@@ -37,6 +37,7 @@ import logging
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,7 @@ from experiments.runs.store import (
     run_claim,
     run_dir,
     write_json,
+    write_run,
     write_text,
 )
 from experiments.runs.trajectory import Trajectory, load_record, save_record
@@ -315,23 +317,23 @@ def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Pat
     with run_claim(directory):
         if _holds(directory, config_hash, marker):  # written by another process while this one waited
             return directory
-        writer = RunWriter(directory, config_hash, force=True)
-        try:
-            write_json(writer.path(CONFIG), entry["config"])
-            if entry["history"]:
-                write_text(writer.path(HISTORY), entry["history"])
-            save_record(writer.path(EPOCHS), Trajectory(run["validation"], run["test"], run["validation_gold"],
-                                                        run["test_gold"]))
-            write_text(writer.path(PREDICTIONS), predictions_tsv([str(i) for i in run["test_ids"]], run["test_gold"],
-                                                                 run["predictions"], multi_label=False))
-            write_json(writer.path(REFERENCE), marker)
-            write_json(writer.path(METRICS), entry["metrics"])
-            for path in writer.staging.iterdir():
-                path.chmod(0o444)
-        except BaseException:
-            writer.abort()
-            raise
-        return writer.commit()
+        return write_run(directory, config_hash, partial(_write_files, entry, marker, run), force=True).directory
+
+
+def _write_files(entry: dict, marker: dict, run: dict, writer: RunWriter) -> dict:
+    """The files of the reference run ``entry`` (its arrays ``run``), read-only, metrics.json last."""
+    write_json(writer.path(CONFIG), entry["config"])
+    if entry["history"]:
+        write_text(writer.path(HISTORY), entry["history"])
+    save_record(writer.path(EPOCHS), Trajectory(run["validation"], run["test"], run["validation_gold"],
+                                                run["test_gold"]))
+    write_text(writer.path(PREDICTIONS), predictions_tsv([str(i) for i in run["test_ids"]], run["test_gold"],
+                                                         run["predictions"], multi_label=False))
+    write_json(writer.path(REFERENCE), marker)
+    write_json(writer.path(METRICS), entry["metrics"])
+    for path in writer.staging.iterdir():
+        path.chmod(0o444)
+    return entry["metrics"]
 
 
 def repeats(shipped: Path, retrained: Path) -> dict:

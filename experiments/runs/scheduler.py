@@ -37,7 +37,8 @@ from tqdm import tqdm
 from experiments.runs import provenance
 from experiments.runs.console import chatty, set_up_worker_console, worker_level
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.training import RunResult, train_run
+from experiments.runs.store import RunResult
+from experiments.runs.training import train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset

@@ -1,10 +1,10 @@
 """What a run is, where it lives and how it is carried out: the types every layer passes.
 
 A study turns its cells into :class:`RunSpec` s (what to train: the same spec gives the same
-configuration hash wherever and whenever it is trained), asks the store for each one's
-:class:`RunPlace` (its folder and the same run's folders in other experiments, which a finished
-run may be reused from), and hands both to an executor with :class:`RunOptions` (how to carry it
-out: nothing in them changes a number).
+configuration hash wherever and whenever it is trained), asks the store
+(:class:`~experiments.runs.store.RunStore`) for each one's :class:`RunPlace` (its folder and the same
+run's folders in other experiments, which a finished run may be reused from), and hands both to an
+executor with :class:`RunOptions` (how to carry it out: nothing in them changes a number).
 """
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import run_dir, twin_runs
 from preprocessing.config import PreprocessConfig
 from preprocessing.records import Dataset
 
@@ -49,19 +48,6 @@ class RunPlace:
     @property
     def all(self) -> tuple[Path, ...]:
         return (self.directory, *self.twins)
-
-
-@dataclass(frozen=True)
-class RunStore:
-    """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``.
-    Experiments share runs (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
-    ones), so a run's place includes its twins in the other experiments."""
-
-    root: Path
-
-    def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
-        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ metrics.json exists; it is written last, so a crash never leaves a half-run
 that looks finished.  A run whose training diverged (non-finite loss, weights or
 probabilities) is failed: its folder holds failed.json (why, and its configuration
 hash) and no metrics.json, so it is never read as a result.  Every other module reads and writes run files through
-the names and functions here, so the format is defined in one place.
+the names and functions here, so the format is defined in one place; :class:`RunStore` (at the end) owns a run
+folder's life: where a run lives, what a place holds, and how a run is written there, once for every kind of run.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import numpy as np
 from experiments.runs import results_set
 from experiments.runs.console import chatty
 from experiments.runs.metrics import predict_labels
+from experiments.runs.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256, usual_mode
@@ -348,40 +350,6 @@ def require_finished(directory: Path) -> None:
                             "experiment or `isarcasm train` to train it again")
 
 
-@dataclass(frozen=True)
-class Found:
-    """What :func:`lookup` found: a finished run, a failed one (an outcome too: the same configuration
-    fails the same way) or none (``RunState.MISSING``, ``directory`` None)."""
-
-    state: RunState
-    directory: Path | None = None
-
-
-def lookup(places: Iterable[Path], config_hash: str | None = None) -> Found:
-    """The run of this configuration (any, without ``config_hash``) among ``places`` (a run's folder, then
-    its twins): the first finished one, else the first failed one, else missing.  The one lookup that
-    training, the executors and the studies share."""
-    places = list(places)
-    finished = next((place for place in places if is_finished(place, config_hash)), None)
-    if finished:
-        return Found(RunState.FINISHED, finished)
-    failed = next((place for place in places if recorded_failure(place, config_hash) is not None), None)
-    return Found(RunState.FAILED, failed) if failed else Found(RunState.MISSING)
-
-
-def find_finished(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a finished run of this configuration (see :func:`lookup`)."""
-    found = lookup(places, config_hash)
-    return found.directory if found.state == RunState.FINISHED else None
-
-
-def find_failed(places: Iterable[Path], config_hash: str) -> Path | None:
-    """The first of ``places`` holding a failed run of this configuration, where none holds a finished
-    one (see :func:`lookup`)."""
-    found = lookup(places, config_hash)
-    return found.directory if found.state == RunState.FAILED else None
-
-
 def read_config(directory: Path) -> dict:
     return read_json(directory / CONFIG)
 
@@ -615,7 +583,7 @@ class RunWriter:
     def detached(cls, directory: Path, config_hash: str, root: Path) -> "RunWriter":
         """A writer for a run whose home ``directory`` is in another machine's store: it stages the
         run under ``root`` here and never touches ``directory``; :class:`RunFiles` carries the files
-        home, where :func:`store_run_files` commits them."""
+        home, where the driver's :meth:`RunStore.produce` commits them (see :meth:`RunFiles.write`)."""
         writer = cls.__new__(cls)
         writer.directory, writer.config_hash, writer.detached = directory, config_hash, True
         writer.staging = root / "run"
@@ -635,7 +603,7 @@ class RunWriter:
     def commit(self) -> Path:
         """Atomically swap the staging directory in (the old run, if any, is removed after)."""
         if self.detached:
-            raise RuntimeError("a detached run is committed by the driver (store_run_files)")
+            raise RuntimeError("a detached run is committed by the driver (RunFiles.write)")
         old = None
         if self.directory.exists():
             old = self.directory.with_name(f".{self.directory.name}.old-{os.getpid()}")
@@ -647,6 +615,18 @@ class RunWriter:
 
     def abort(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator["RunWriter"]:
+        """Write the run's files inside this block: any error aborts the run (nothing of it is left), and a
+        full disk's OSError names the run, not the staging folder that is gone."""
+        try:
+            yield self
+        except BaseException as exc:
+            self.abort()
+            if isinstance(exc, OSError):
+                exc.filename = self.home(str(exc.filename)) if exc.filename else str(self.directory)
+            raise
 
     def home(self, path: str) -> str:
         """Where a staged file would have gone: an error about ``path`` names the run, not the
@@ -672,25 +652,88 @@ class RunFiles:
                     for path in sorted(folder.rglob("*")) if path.is_file()} if folder.is_dir() else {}
         return cls(writer.config_hash, metrics, read(writer.staging), read(writer.tensorboard_dir()))
 
+    def write(self, writer: RunWriter) -> dict:
+        """Write the run's files as they were into ``writer`` (metrics.json last), its TensorBoard logs beside
+        it; its metrics.  The driver stores a run that came home with ``RunStore.produce(place,
+        files.config_hash, files.write)``: exactly as a run trained here is written, under the run's claim,
+        so a local sweep into the same store never swaps it at the same time, and a run another process
+        finished there meanwhile is kept."""
+        for name in sorted(self.files, key=lambda name: name == METRICS):  # metrics.json last
+            path = writer.path(name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(self.files[name])
+            path.chmod(usual_mode())
+        logs = writer.tensorboard_dir()
+        for name, content in self.tensorboard.items():
+            (logs / name).parent.mkdir(parents=True, exist_ok=True)
+            (logs / name).write_bytes(content)
+        return self.metrics
 
-def store_run_files(directory: Path, run: RunFiles, force: bool = False) -> Path:
-    """Write a run that came home (:class:`RunFiles`) to ``directory`` exactly as a run trained here
-    is written: staged beside it, metrics.json last, then swapped in atomically by :class:`RunWriter`
-    (so an interruption never leaves a partial run folder in the store), under the run's
-    :func:`run_claim`, so a local sweep into the same store never swaps it at the same time."""
-    with run_claim(directory):
-        writer = RunWriter(directory, run.config_hash, force=force)
-        try:
-            for name in sorted(run.files, key=lambda name: name == METRICS):  # metrics.json last
-                path = writer.path(name)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(run.files[name])
-                path.chmod(usual_mode())
-            logs = writer.tensorboard_dir()
-            for name, content in run.tensorboard.items():
-                (logs / name).parent.mkdir(parents=True, exist_ok=True)
-                (logs / name).write_bytes(content)
-        except BaseException:
-            writer.abort()
-            raise
-        return writer.commit()
+
+@dataclass
+class RunResult:
+    """A run's folder and its metrics.json; for a failed run, its failed.json (see :attr:`failure`).
+    ``skipped``: the run was found in the store (:meth:`RunStore.lookup`), not written now."""
+
+    directory: Path
+    metrics: dict
+    skipped: bool = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the run failed (its training diverged); None for a finished run.  A failed run is an
+        outcome to report, never a result to average."""
+        return self.metrics.get("failed")
+
+
+def write_run(directory: Path, config_hash: str, write: Callable[[RunWriter], dict], force: bool = False) -> RunResult:
+    """``write(writer)`` stages the run's files (metrics.json last) and returns its metrics; the run is then
+    swapped into ``directory`` at once, or, on any error, nothing of it is left (:meth:`RunWriter.writing`).
+    Call it under the run's :func:`run_claim`."""
+    writer = RunWriter(directory, config_hash, force=force)
+    with writer.writing():
+        metrics = write(writer)
+    return RunResult(writer.commit(), metrics)
+
+
+@dataclass(frozen=True)
+class RunStore:
+    """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``, and the one
+    owner of a run folder's life: where a run lives (:meth:`place`), what a place holds (:meth:`lookup`)
+    and how a run gets there (:meth:`produce`).  Trained runs, entrants' runs, runs trained on a cluster
+    and ``isarcasm train`` all go through these.  Experiments share runs (Table 7's iSarcasm runs are the
+    cross-dataset matrix's in-domain ones), so a run's place includes its twins in the other experiments;
+    a place knows its folders, so :meth:`lookup` and :meth:`produce` need no root."""
+
+    root: Path
+
+    def place(self, experiment: str, run: RunSpec) -> RunPlace:
+        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+
+    @staticmethod
+    def lookup(place: RunPlace, config_hash: str | None = None) -> RunResult | None:
+        """The run of this configuration (any, without ``config_hash``) in ``place`` (its folder, then its
+        twins): the first finished one, else the first failed one (an outcome too: the same configuration
+        fails the same way), else None.  The one lookup that training, the entrants, the executors and the
+        studies share."""
+        finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
+        if finished:
+            return RunResult(finished, read_metrics(finished), skipped=True)
+        failed = next((folder for folder in place.all if recorded_failure(folder, config_hash) is not None), None)
+        return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
+
+    @staticmethod
+    def produce(place: RunPlace, config_hash: str, write: Callable[[RunWriter], dict],
+                force: bool = False) -> RunResult:
+        """The run of this configuration at ``place``: the one :meth:`lookup` finds (unless ``force``), else
+        written by ``write`` (see :func:`write_run`) into ``place.directory``.  It is written under the
+        run's :func:`run_claim`, and looked up again once the claim is held: another process may have
+        finished it while this one waited."""
+        if not force:
+            found = RunStore.lookup(place, config_hash)
+            if found:
+                return found
+        with run_claim(place.directory):  # one process at a time writes this run
+            found = None if force else RunStore.lookup(place, config_hash)
+            return found or write_run(place.directory, config_hash, write, force)

@@ -22,7 +22,7 @@ from experiments.runs.console import chatty
 from experiments.runs.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.inputs import FitTexts, ModelInputs
 from experiments.runs.metrics import NonFinite, best_threshold, score
-from experiments.runs.protocol import CLASS_RATIO, Splits, TrainConfig, make_splits
+from experiments.runs.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
@@ -33,19 +33,16 @@ from experiments.runs.store import (
     MODEL,
     PREDICTIONS,
     RunFiles,
+    RunResult,
+    RunStore,
     RunWriter,
-    find_failed,
-    find_finished,
     history_csv,
     predictions_tsv,
-    read_json,
-    read_metrics,
-    run_claim,
     weights_file,
     write_json,
     write_text,
 )
-from experiments.runs.trajectory import THRESHOLD_RULES, choose_in, save_record
+from experiments.runs.trajectory import choose_in, save_record
 from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
@@ -54,21 +51,6 @@ from preprocessing.lexicons import LEXICON_TOKENS
 from preprocessing.limits import check_memory
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset, Record
-
-
-@dataclass
-class RunResult:
-    """A run's folder and its metrics.json; for a failed run, its failed.json (see :attr:`failure`)."""
-
-    directory: Path
-    metrics: dict
-    skipped: bool = False
-
-    @property
-    def failure(self) -> str | None:
-        """Why the run failed (its training diverged); None for a finished run.  A failed run is an
-        outcome to report, never a result to average."""
-        return self.metrics.get("failed")
 
 
 @dataclass(frozen=True)
@@ -160,12 +142,6 @@ def expected_hash(run: RunSpec, dataset: Dataset, data_dir: Path) -> str:
     return provenance.config_hash(run_config(run, dataset, splits, data_checksums(dataset.name, data_dir, run.train)))
 
 
-def finished_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
-    """The finished run of exactly this configuration in ``place`` (its folder, else a twin): the
-    one lookup of a finished run, whoever asks (training, the executors, the studies)."""
-    return reusable(expected_hash(run, dataset, data_dir), place)
-
-
 def aux_tasks(spec, dataset: Dataset) -> dict[str, tuple[str, ...]]:
     """The auxiliary tasks a run trains beside the label: the corpus' own, for a multi-task model."""
     return dict(dataset.aux_labels) if spec.multitask else {}
@@ -219,17 +195,7 @@ def train_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
     trains it again.
     """
     plan = _plan(run, dataset, data_dir)
-    if not options.force:
-        found = reusable(plan.config_hash, place)
-        if found:
-            return found
-    with run_claim(place.directory):  # one process at a time trains this run; see store.run_claim
-        found = None if options.force else reusable(plan.config_hash, place)
-        if found:  # finished by another process while this one waited for the claim
-            return found
-        writer = RunWriter(place.directory, plan.config_hash, force=options.force)
-        metrics = _train(plan, writer, options)
-        return RunResult(writer.commit(), metrics)
+    return RunStore.produce(place, plan.config_hash, partial(_train, plan, options=options), options.force)
 
 
 def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Path, resources: Resources,
@@ -238,12 +204,13 @@ def train_detached(run: RunSpec, dataset: Dataset, directory: Path, staging: Pat
 
     The run reads nothing from a data directory (``resources`` holds what it needs) and writes
     nothing outside ``staging``; its files come back as :class:`RunFiles` for the driver to store
-    with :func:`experiments.runs.store.store_run_files`, which makes them the same run, in the same
+    with :meth:`RunStore.produce` (see :meth:`RunFiles.write`), which makes them the same run, in the same
     place, as :func:`train_run` would have written.
     """
     plan = _plan(run, dataset, Path(), resources)
     writer = RunWriter.detached(directory, plan.config_hash, staging)
-    metrics = _train(plan, writer, options)
+    with writer.writing():
+        metrics = _train(plan, writer, options)
     return RunFiles.collect(writer, metrics)
 
 
@@ -251,16 +218,6 @@ def run_inputs(run: RunSpec, dataset: Dataset, data_dir: Path) -> "_Data":
     """The inputs and targets ``run`` trains and is scored on, built as :func:`train_run` builds them,
     nothing trained: what a setting such as ``--min-train-tokens`` changes can be read here."""
     return _inputs(_plan(run, dataset, data_dir))
-
-
-def reusable(config_hash: str, place: RunPlace) -> RunResult | None:
-    """The finished run of this configuration in ``place``'s folder or else in one of its twins;
-    else its failed run there (an outcome too: see :func:`train_run`)."""
-    found = find_finished(place.all, config_hash)
-    if found:
-        return RunResult(found, read_metrics(found), skipped=True)
-    failed = find_failed(place.all, config_hash)
-    return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
 
 
 def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources | None = None) -> "_Plan":
@@ -283,27 +240,21 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
 
 def _train(plan: "_Plan", writer: RunWriter, options: RunOptions) -> dict:
     """Train the planned run into ``writer``'s staging folder; its metrics, or the failure record
-    when training met a non-finite loss, weights or probabilities (the writer is aborted on an error)."""
+    when training met a non-finite loss, weights or probabilities."""
+    meter = RunMeter()
+    set_determinism(plan.seed)
+    data = meter.apart(lambda: _inputs(plan))  # tokenising: one-time work, not training
+    verbose = options.verbose if chatty() else 0  # -q: results and errors only
+    built = _compile(plan, data, verbose, meter)
     try:
-        meter = RunMeter()
-        set_determinism(plan.seed)
-        data = meter.apart(lambda: _inputs(plan))  # tokenising: one-time work, not training
-        verbose = options.verbose if chatty() else 0  # -q: results and errors only
-        built = _compile(plan, data, verbose, meter)
-        try:
-            fitted = _fit_and_select(plan, built.network, data, verbose,
-                                     writer.tensorboard_dir() if options.tensorboard else None)
-            return _write(plan, writer, data, built, fitted, meter)
-        except NonFinite as exc:
-            failure = {"config_hash": plan.config_hash, "corpus": plan.dataset.name, "model": plan.spec.name,
-                       "seed": plan.seed, "failed": str(exc), "train_seconds": meter.seconds()}
-            write_json(writer.path(FAILED), failure)
-            return failure
-    except BaseException as exc:
-        writer.abort()
-        if isinstance(exc, OSError):  # a full disk: name the run, not its removed staging folder
-            exc.filename = writer.home(str(exc.filename)) if exc.filename else str(writer.directory)
-        raise
+        fitted = _fit_and_select(plan, built.network, data, verbose,
+                                 writer.tensorboard_dir() if options.tensorboard else None)
+        return _write(plan, writer, data, built, fitted, meter)
+    except NonFinite as exc:
+        failure = {"config_hash": plan.config_hash, "corpus": plan.dataset.name, "model": plan.spec.name,
+                   "seed": plan.seed, "failed": str(exc), "train_seconds": meter.seconds()}
+        write_json(writer.path(FAILED), failure)
+        return failure
 
 
 @dataclass(frozen=True)

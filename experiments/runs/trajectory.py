@@ -32,12 +32,10 @@ import numpy as np
 from sklearn.metrics import f1_score
 
 from experiments.runs.metrics import best_threshold, main_metric_for, score
+from experiments.runs.protocol import RULES, THRESHOLD_RULES
 from experiments.runs.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
 from preprocessing.errors import IsarcasmError
 
-#: Every selection rule; ``tuned`` and ``grid`` choose a threshold too, so they are for binary tasks.
-RULES = ("best", "last", "tuned", "grid")
-THRESHOLD_RULES = ("tuned", "grid")
 #: The authors' threshold grid (src/metrics.py, ``RocAccumulator.thresholds``).
 AUTHORS_GRID = np.round(np.arange(0.05, 0.851, 0.05), 2)
 #: The record's format; a record of another version is refused, not guessed at.

@@ -38,11 +38,11 @@ from experiments.runs.inference import run_config
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
+    RunResult,
     read_metrics,
     read_predictions,
 )
 from experiments.runs.spec import RunSpec
-from experiments.runs.training import RunResult
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_labels
 from preprocessing.errors import IsarcasmError

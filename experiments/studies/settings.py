@@ -14,9 +14,9 @@ from pathlib import Path
 from experiments.runs.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec, RunStore
-from experiments.runs.store import CONFIG, RunState, lookup, read_json
-from experiments.runs.training import finished_run
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.store import CONFIG, RunStore, read_json
+from experiments.runs.training import expected_hash
 from preprocessing.corpora import corpus_options, load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -128,10 +128,16 @@ class Settings:
         reference run of the same key as its last twin (a local run always comes first; ``force``
         retrains, so it reads none)."""
         place = self.store.place(experiment, run)
-        if self.reference is None or self.options.force or lookup(place.all).state == RunState.FINISHED:
+        if self.reference is None or self.options.force or self._finished_in(place):
             return place
         shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
+
+    def _finished_in(self, place: RunPlace, config_hash: str | None = None) -> Path | None:
+        """The folder of ``place`` that :meth:`RunStore.lookup` finds a finished run of this configuration (any,
+        without ``config_hash``) in; None where it finds a failed run or none."""
+        found = self.store.lookup(place, config_hash)
+        return found.directory if found and not found.failure else None
 
     def shipped(self, key: str, strict: bool = False) -> Path | None:
         """The reference run ``key`` (experiments/runs/reference.py), verified against the local data and
@@ -176,8 +182,8 @@ class Settings:
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
         (a failed run is no finished run: training it again reports its failure)."""
-        found = finished_run(run, self.corpora.load(run.corpus), self.place(experiment, run), self.corpora.data_dir)
-        return found.directory if found and not found.failure else None
+        config_hash = expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+        return self._finished_in(self.place(experiment, run), config_hash)
 
     def trainable(self, models: list[str], protocol: TrainConfig | None = None) -> list[str]:
         """The models these settings can train under ``protocol`` (:meth:`train_for`), in order; every

@@ -103,7 +103,7 @@ def test_an_experiment_whose_protocol_asks_for_context_leaves_out_the_same_model
 
 def test_cross_eval_with_context_leaves_out_a_model_without_a_context_variant(tmp_path):
     from experiments.studies.cross_eval import cross_cells
-    from experiments.runs.spec import RunStore
+    from experiments.runs.store import RunStore
     from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     settings = Settings(Corpora(tmp_path), RunStore(tmp_path / "runs"), training=TrainChoice.of(replace(FAST, context="all")))

@@ -3,7 +3,8 @@ import pytest
 
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, require_distinct_folders, run_tasks
-from experiments.runs.spec import RunSpec, RunStore
+from experiments.runs.spec import RunSpec
+from experiments.runs.store import RunStore
 from preprocessing.errors import IsarcasmError
 
 

@@ -17,11 +17,10 @@ from sklearn.metrics import f1_score
 from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.metrics import best_threshold
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.protocol import RULES, TrainConfig
 from experiments.runs.store import EPOCHS, read_predictions, weights_file
 from experiments.runs.trajectory import (
     AUTHORS_GRID,
-    RULES,
     Trajectory,
     choose,
     choose_in,

@@ -157,7 +157,8 @@ def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_
 
 
 def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
-    from experiments.runs.store import Found, RunState, lookup, run_state
+    from experiments.runs.spec import RunPlace
+    from experiments.runs.store import RunResult, RunState, RunStore, run_state
 
     FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
 
@@ -170,7 +171,96 @@ def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
     assert [run_state(p, "abc") for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
     assert run_state(twin, "other") == MISSING and run_state(failed) == FAILED
     # a finished run anywhere comes before a failed one (an outcome, not "missing"), and either before none
-    assert lookup([own, failed, twin], "abc") == Found(FINISHED, twin)
-    assert lookup([own, damaged, failed], "abc") == Found(FAILED, failed)
-    assert lookup([own, twin], "other") == lookup([], "abc") == Found(MISSING)
-    assert lookup([own, twin]) == Found(FINISHED, twin)  # any configuration
+    lookup = RunStore.lookup
+    assert lookup(RunPlace(own, (failed, twin)), "abc") == RunResult(twin, {"config_hash": "abc"}, skipped=True)
+    found = lookup(RunPlace(own, (damaged, failed)), "abc")
+    assert found.directory == failed and found.failure == "non-finite loss" and found.skipped
+    assert lookup(RunPlace(own, (twin,)), "other") is None and lookup(RunPlace(own), "abc") is None
+    assert lookup(RunPlace(own, (twin,))).directory == twin  # any configuration
+
+
+def finished_metrics(writer: RunWriter) -> dict:
+    """A ``write`` for :meth:`RunStore.produce`: a finished run of the writer's configuration."""
+    finish(writer, writer.config_hash)
+    return {"config_hash": writer.config_hash}
+
+
+def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_path):
+    from experiments.runs.spec import RunPlace
+    from experiments.runs.store import RunStore
+
+    place, calls = RunPlace(tmp_path / "exp" / "seed-0", (tmp_path / "twin" / "seed-0",)), []
+
+    def write(writer):
+        calls.append(writer.staging)
+        return finished_metrics(writer)
+
+    first = RunStore.produce(place, "abc", write)
+    assert first.directory == place.directory and not first.skipped and is_finished(place.directory, "abc")
+    again = RunStore.produce(place, "abc", write)
+    assert again.skipped and again.metrics == first.metrics and len(calls) == 1
+    assert not RunStore.produce(place, "abc", write, force=True).skipped and len(calls) == 2
+    assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == [".seed-0.lock", "seed-0"]  # no staging folder left
+    with pytest.raises(IsarcasmError, match="--force"):  # another configuration's run is never replaced silently
+        RunStore.produce(place, "def", write)
+
+
+def test_produce_reuses_a_twin_without_touching_its_own_folder(tmp_path):
+    from experiments.runs.spec import RunPlace
+    from experiments.runs.store import RunStore
+
+    twin = RunStore.produce(RunPlace(tmp_path / "twin" / "seed-0"), "abc", finished_metrics).directory
+    found = RunStore.produce(RunPlace(tmp_path / "exp" / "seed-0", (twin,)), "abc", finished_metrics)
+    assert found.directory == twin and found.skipped and not (tmp_path / "exp").exists()
+
+
+def test_produce_aborts_on_an_error_and_names_the_run_not_its_staging_folder(tmp_path):
+    from experiments.runs.spec import RunPlace
+    from experiments.runs.store import RunStore
+
+    place = RunPlace(tmp_path / "exp" / "seed-0")
+
+    def full_disk(writer):
+        write_json(writer.path("config.json"), {})
+        raise OSError(28, "No space left on device", str(writer.path("model.keras")))
+
+    with pytest.raises(OSError) as raised:
+        RunStore.produce(place, "abc", full_disk)
+    assert raised.value.filename == str(place.directory / "model.keras")
+    assert [p.name for p in (tmp_path / "exp").iterdir()] == [".seed-0.lock"]  # nothing of the run is left
+
+
+def test_produce_looks_again_once_it_holds_the_claim(tmp_path):
+    """Another process finishes the run while this one waits for its claim: this one returns it, unwritten."""
+    import multiprocessing
+    import time
+
+    from experiments.runs.spec import RunPlace
+    from experiments.runs.store import RunStore
+
+    place, started = RunPlace(tmp_path / "exp" / "seed-0"), tmp_path / "started"
+    other = multiprocessing.get_context("spawn").Process(target=_claim_and_finish,
+                                                         args=(str(place.directory), str(started)))
+    other.start()
+    while not started.exists() and other.is_alive():
+        time.sleep(0.05)
+    assert not is_finished(place.directory)  # the first look finds nothing: the other process holds the claim
+
+    def never(writer):
+        raise AssertionError("written twice")
+
+    found = RunStore.produce(place, "abc", never)
+    other.join(30)
+    assert found.skipped and found.directory == place.directory and other.exitcode == 0
+
+
+def _claim_and_finish(target: str, started: str) -> None:
+    import time
+    from pathlib import Path
+
+    from experiments.runs.store import run_claim, write_run
+
+    with run_claim(Path(target)):
+        Path(started).touch()
+        time.sleep(1.0)
+        write_run(Path(target), "abc", finished_metrics)

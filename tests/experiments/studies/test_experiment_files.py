@@ -10,7 +10,8 @@ from experiments.cli import main
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
 from experiments.runs.scheduler import LocalExecutor
-from experiments.runs.spec import RunSpec, RunStore
+from experiments.runs.spec import RunSpec
+from experiments.runs.store import RunStore
 
 
 def test_table6_lists_the_papers_cells_with_like_for_like_references():

@@ -14,8 +14,8 @@ from experiments.cli import main
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.reference import FORMAT, VERSION, Mismatch, ReferenceSet
 from experiments.runs.scheduler import LocalExecutor
-from experiments.runs.spec import RunSpec, RunStore
-from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, read_predictions
+from experiments.runs.spec import RunSpec
+from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, read_predictions
 from experiments.runs.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings, TrainChoice
