@@ -9,7 +9,7 @@ Holm-adjusted, and a pooled test (see experiments/reports/distribution.py for th
 Usage::
 
     python benchmarks/same_distribution.py REFERENCE CANDIDATE [--reference-grid R --candidate-grid C]
-        [--reference-seeds 0-4] [--candidate-seeds 5-9] [--corpus isarcasm]
+        [--reference-seeds 0-4] [--candidate-seeds 5-9] [--corpus isarcasm] [--models lstm,cnn]
 
 REFERENCE and CANDIDATE are each a results file (``results/table7.json``: its values are the
 ``best`` rule's; a fidelity file names one protocol, ``table7-fidelity.json:as-written``), with the
@@ -126,12 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference-seeds", help="only these seeds of the reference (0-4, 0,2,5-9)")
     parser.add_argument("--candidate-seeds", help="only these seeds of the candidate")
     parser.add_argument("--corpus", help="only this corpus' cells (on both sides)")
+    parser.add_argument("--models", help="only these models' cells (comma-separated; on both sides)")
     parser.add_argument("--permutations", type=int, default=PERMUTATIONS,
                         help="random splits where there are too many to enumerate")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random splits")
     args = parser.parse_args(argv)
     try:
-        sides = [restrict(load_side(source, grid), args.corpus, seed_set(seeds)) for source, grid, seeds in
+        models = set(args.models.split(",")) if args.models else None
+        sides = [restrict(load_side(source, grid), args.corpus, seed_set(seeds), models) for source, grid, seeds in
                  ((args.reference, args.reference_grid, args.reference_seeds),
                   (args.candidate, args.candidate_grid, args.candidate_seeds))]
         result = compare(*sides, permutations=args.permutations, seed=args.seed)

@@ -118,11 +118,13 @@ def load_side(source: str, grid: str | None = None) -> Side:
     return side
 
 
-def restrict(side: Side, corpus: str | None = None, seeds: set[int] | None = None) -> Side:
-    """``side`` with only ``corpus``'s cells and only ``seeds`` (None: all)."""
+def restrict(side: Side, corpus: str | None = None, seeds: set[int] | None = None,
+             models: set[str] | None = None) -> Side:
+    """``side`` with only ``corpus``'s cells, only ``models``' and only ``seeds`` (None: all)."""
     return {rule: {cell: {metric: {s: v for s, v in values.items() if seeds is None or s in seeds}
                           for metric, values in metrics.items()}
-                   for cell, metrics in cells.items() if corpus is None or cell[0] == corpus}
+                   for cell, metrics in cells.items()
+                   if (corpus is None or cell[0] == corpus) and (models is None or cell[1] in models)}
             for rule, cells in side.items()}
 
 
@@ -266,7 +268,7 @@ def _same_cells(reference: dict, candidate: dict, rule: str) -> list[Cell]:
                 for name, one, other in (("reference", reference, candidate), ("candidate", candidate, reference))
                 if one.keys() - other.keys()]
         raise IsarcasmError(f"the two sides hold different cells under rule '{rule}' ({'; '.join(only)}); compare "
-                            "results of the same cells (--corpus keeps one corpus)")
+                            "results of the same cells (--corpus keeps one corpus, --models some models)")
     return list(reference)  # the reference's order: its file's
 
 

@@ -118,6 +118,16 @@ def test_seed_subsets_of_one_file_are_compared(tmp_path, capsys):
     assert "cannot reject" in out  # 4 against 4 seeds: p >= 2/70, x 4 rows for Holm: only the pooled test can fail
 
 
+def test_models_keeps_only_those_cells_on_both_sides(tmp_path, capsys):
+    reference = write(tmp_path, "ref.json", table(reference_values()))
+    values = reference_values()
+    candidate = write(tmp_path, "cand.json", table({"cnn": values["cnn"]}))  # only one model trained
+    status, _, err = run_script(capsys, reference, candidate)
+    assert status == 2 and "only in the reference: toy/lstm" in err
+    status, out, _ = run_script(capsys, reference, candidate, "--models", "cnn")
+    assert status == 0 and "| best | sarcastic F1 | toy | cnn |" in out and "| lstm |" not in out
+
+
 def fidelity(values, positive_share=0.2):
     """A fidelity file of one protocol whose precision and recall give ``values``' shares."""
     cells = []
