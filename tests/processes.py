@@ -18,8 +18,14 @@ def start(args: list[str], cwd: Path) -> subprocess.Popen:
     code = "import sys; from experiments.cli import main; sys.exit(main(prog_name='isarcasm'))"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            # a test run in the background (nohup, CI) ignores SIGINT; the command must not
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            # a test run in the background (nohup, CI) ignores SIGINT, and under nohup SIGHUP;
+                            # the command, which keeps a SIGHUP ignored on purpose, must start as from a terminal
+                            preexec_fn=_signals_as_from_a_terminal)
+
+
+def _signals_as_from_a_terminal() -> None:
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def group_alive(group: int) -> bool:

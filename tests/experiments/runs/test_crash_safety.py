@@ -35,19 +35,14 @@ def experiment(tmp_path_factory) -> Path:
     return path
 
 
-def sweep_args(experiment: Path, store: Path, seeds: int = SEEDS) -> list[str]:
-    return ["reproduce", str(experiment), "--seeds", str(seeds), "--epochs", "1", "--embeddings", "random",
+def sweep_args(experiment: Path, store: Path) -> list[str]:
+    return ["reproduce", str(experiment), "--seeds", str(SEEDS), "--epochs", "1", "--embeddings", "random",
             "--split-col", "split", "--output-dir", str(store / "runs"), "--results-dir", str(store / "results")]
 
 
 @pytest.fixture
 def sweep(experiment, tmp_path):
-    return lambda store, seeds=SEEDS: sweep_args(experiment, tmp_path / store, seeds)
-
-
-#: A sweep a signal interrupts: long enough that a machine under load cannot finish it between the first
-#: finished run and the signal (with 4 toy runs it once did, and the command rightly exited 0).
-SIGNALLED = 16
+    return lambda store: sweep_args(experiment, tmp_path / store)
 
 
 def seed_dirs(store: Path) -> list[Path]:
@@ -114,7 +109,7 @@ def test_sigint_stops_cleanly_in_one_line(sweep, tmp_path, jobs):
     """Ctrl-C (SIGINT to the process group, as a terminal sends it): exit code 130 and one line, promptly,
     also with worker processes (which would otherwise train the runs already queued to them)."""
     store = tmp_path / "interrupted"
-    process = start([*sweep("interrupted", SIGNALLED), "--jobs", str(jobs)], tmp_path)
+    process = start([*sweep("interrupted"), "--jobs", str(jobs)], tmp_path)
     wait_for_finished_runs(store, process, 1)
     os.killpg(process.pid, signal.SIGINT)
     started = time.time()
@@ -132,7 +127,7 @@ def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs, signum)
     with worker processes or without: exit code 128 + the signal and one line, and no worker left behind
     (re-parented, they went on training into the store)."""
     store = tmp_path / "terminated"
-    process = start([*sweep("terminated", SIGNALLED), "--jobs", str(jobs)], tmp_path)
+    process = start([*sweep("terminated"), "--jobs", str(jobs)], tmp_path)
     wait_for_finished_runs(store, process, 1)
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=120)
