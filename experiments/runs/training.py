@@ -409,14 +409,14 @@ def _optimizer(train: TrainConfig, batch: int, inputs: dict):
     gradient accumulation."""
     import keras  # loads TensorFlow: only when a model is trained
 
-    from baselines.batching import SEQUENCE_INPUTS
-    from baselines.optimizers import PieceAdam
-
     pieces, settings = _pieces(train), dict(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
     if pieces == 1:
         return keras.optimizers.Adam(**settings)
     if keras.backend.backend() != "tensorflow":
         return keras.optimizers.Adam(**settings, gradient_accumulation_steps=pieces)
+    from baselines.batching import SEQUENCE_INPUTS  # TensorFlow-only pieces: imported only where they are used
+    from baselines.optimizers import PieceAdam  # likewise
+
     positions = sum(values.shape[1] + 1 for name, values in inputs.items() if name in SEQUENCE_INPUTS)
     return PieceAdam(pieces, capacity=(pieces - 1) * -(-batch // pieces) * positions, **settings)
 
