@@ -52,7 +52,10 @@ def _experiment(ctx: click.Context, param: click.Parameter, name: str) -> Experi
               help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
                    "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
                    "apart as <experiment>-authors-code; an option given beside it (--selection best) replaces that "
-                   "element and names the result (<experiment>-selection-best-authors-code). See docs/protocol.md.")
+                   "element and names the result (<experiment>-selection-best-authors-code). authors-scripts: "
+                   "everything the authors' bin/run.sh passes (batches formed once, clipping 0.2, random LSTM "
+                   "state, their vocabulary, OOV and length rules on training texts, the grid rule), stored as "
+                   "<experiment>-authors-scripts. See docs/protocol.md.")
 @click.option("--references", is_flag=True,
               help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
                    "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")

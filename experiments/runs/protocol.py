@@ -61,8 +61,20 @@ VOCABULARIES = ("train", "all-splits-drop")
 #: src/model.py:304-305: the flag's default, which every script the repository ships overrides with 0.1
 #: or 0.2), and the grid threshold rule (src/main.py:182-198, src/metrics.py:14-27).
 AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="grid")
-#: ``--protocol`` choices: the paper as written (the default) or the authors' code.
-PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE}
+#: ``--protocol authors-scripts``: every element of the authors' code that ``bin/run.sh`` (sarcasm-cronos, the
+#: script of their iSarcasm-style runs) passes or that their code does regardless of flags, each also its own
+#: option: the class-ratio batches formed once (src/data_and_resources_acl.py:65-106, :280-307, :381-382),
+#: clipping at 0.2 (bin/run.sh:21), the LSTMs' random initial state (src/main.py:134-138), OOV rows U(-0.1, 0.1)
+#: (src/data_and_resources_acl.py:120-127), the vocabulary over all splits with words seen once dropped
+#: (:349-363, bin/run.sh:23), training texts under 3 tokens dropped and cut to 40 (bin/run.sh:24-25, training
+#: texts only), and the grid rule.  Where a script and the paper disagree (batch size, epochs, dropout of
+#: bin/best_riloff_ia_lstm.sh), the paper's value stays.
+AUTHORS_SCRIPTS = dict(batching="class-ratio-once", clip_global_norm=0.2, initial_state="random",
+                       oov_init="uniform", vocabulary="all-splits-drop", min_train_tokens=3, cut_train_tokens=40,
+                       selection="grid")
+#: ``--protocol`` choices: the paper as written (the default), the authors' code as the committed
+#: ``<experiment>-authors-code`` results ran it (its flags' defaults), or everything their scripts pass.
+PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE, "authors-scripts": AUTHORS_SCRIPTS}
 
 
 #: A field every run has recorded (see ``before`` of :func:`_setting`).
@@ -185,9 +197,10 @@ class TrainConfig:
         Runs and results of a variant live under ``<experiment>-<variant>`` so
         they are never mixed with (or overwrite) the faithful numbers.  An
         experiment file may set its own protocol (e.g. word2vec vectors for
-        Chinese), which its faithful runs then follow.  The authors' training
-        elements together are named ``authors-code``; their selection rule is
-        ``grid``, so another rule is named after it.  ``trajectory``: the name of
+        Chinese), which its faithful runs then follow.  The training elements of
+        a named protocol (:data:`PROTOCOLS`) together are named after it
+        (``authors-code``, ``authors-scripts``); their selection rule is ``grid``,
+        so another rule is named after it.  ``trajectory``: the name of
         the runs, which every rule that reads a ``best`` run's record shares.
         """
         config = self.trained() if trajectory else self
@@ -196,10 +209,11 @@ class TrainConfig:
         if (config.epochs, config.max_train) == (QUICK["epochs"], QUICK["max_train"]) != (protocol.epochs,
                                                                                            protocol.max_train):
             quick, protocol = ["quick"], replace(protocol, **QUICK)
-        training = {name: value for name, value in AUTHORS_CODE.items() if name != "selection"}
-        if all(getattr(config, name) == value for name, value in training.items()):
-            selection = "best" if trajectory else AUTHORS_CODE["selection"]  # runs: the trajectory of best
-            authors, protocol = ["authors-code"], replace(protocol, **training, selection=selection)
+        for name, preset in list(PROTOCOLS.items())[1:]:  # their elements differ, so at most one matches
+            training = {setting: value for setting, value in preset.items() if setting != "selection"}
+            if all(getattr(config, setting) == value for setting, value in training.items()):
+                selection = "best" if trajectory else preset["selection"]  # runs: the trajectory of best
+                authors, protocol = [name], replace(protocol, **training, selection=selection)
         return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
 
 

@@ -108,6 +108,19 @@ def test_the_variant_names_in_use_keep_their_names():
     assert changed_fields(PreprocessConfig(language="ko"), PreprocessConfig()) == ["language-ko"]
 
 
+def test_each_named_protocol_names_its_elements_together_and_only_whole():
+    """`--protocol authors-code` and `authors-scripts` each give one short name; another rule keeps the
+    preset's name beside it; one element changed is no longer the preset, so every element is named."""
+    from experiments.runs.protocol import AUTHORS_SCRIPTS, PROTOCOLS
+
+    for name, preset in list(PROTOCOLS.items())[1:]:
+        config = TrainConfig(**preset)
+        assert config.variant() == name and config.variant(trajectory=True) == name
+        assert TrainConfig(**{**preset, "selection": "best"}).variant() == f"selection-best-{name}"
+    changed = TrainConfig(**{**AUTHORS_SCRIPTS, "clip_global_norm": 0.1}).variant()
+    assert "authors" not in changed and "clip-global-norm-0.1" in changed and "initial-state-random" in changed
+
+
 def test_one_rule_names_a_variant_for_train_and_for_the_studies():
     from experiments.runs.protocol import experiment_name
     from experiments.studies.settings import Corpora, Settings, TrainChoice
