@@ -31,6 +31,7 @@ from experiments.runs.store import RunStore, safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
 from experiments.studies.experiment import Experiment, available, load_experiment
 from experiments.studies.reproduce import run_experiment
+from experiments.studies.fidelity import elements as elements_of
 from experiments.studies.fidelity import fidelity as fidelity_of
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings
@@ -100,6 +101,10 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
 @click.option("--fidelity", is_flag=True,
               help="The paper as written beside the authors' own code (needs EXPERIMENT and EXPERIMENT-authors-code "
                    "results, see reproduce --protocol); saved as EXPERIMENT-fidelity.")
+@click.option("--elements", is_flag=True,
+              help="Each training element of the authors' code alone (the EXPERIMENT-<element> results of reproduce "
+                   "--clip-global-norm 0.2, --oov-init uniform, ...) beside EXPERIMENT as written, model by model on "
+                   "paired seeds, from the results files alone; saved as EXPERIMENT-elements. See docs/protocol.md.")
 @click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
               help="The run store: --selection, --fidelity and --html read the runs a results file names; those not "
                    "on this machine come from the reference set, verified and copied into OUTPUT_DIR/.reference.")
@@ -107,14 +112,17 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
 @json_option
 @file_corpus_options
 @click.pass_context
-def report(ctx, experiment, results_dir, html, against, selection, fidelity, output_dir, reference_dir, as_json,
-           **options):
+def report(ctx, experiment, results_dir, html, against, selection, fidelity, elements, output_dir, reference_dir,
+           as_json, **options):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
                         reference=reference_of(reference_dir))
     localised = _localiser(settings)
-    if fidelity:
-        result = fidelity_of(experiment, Path(results_dir), localised)
+    if fidelity and elements:
+        raise IsarcasmError("--fidelity and --elements are two reports of the same results: give one of them")
+    if fidelity or elements:
+        result = (fidelity_of(experiment, Path(results_dir), localised) if fidelity
+                  else elements_of(experiment, Path(results_dir)))
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from experiments.reports import figures
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.reports.cross import cross_csv, cross_markdown
+from experiments.reports.elements import elements_markdown
 from experiments.reports.fidelity import fidelity_markdown
 from experiments.reports.results import stamped
 from experiments.reports.table import markdown_report, results_csv
@@ -44,6 +45,7 @@ KINDS.add("table", ResultKind(markdown_report, results_csv, figures.table_figure
 KINDS.add("cross", ResultKind(cross_markdown, cross_csv, figures.cross_figures, figures_on_save=True))
 KINDS.add("benchmark", ResultKind(benchmark_markdown))
 KINDS.add("fidelity", ResultKind(fidelity_markdown))
+KINDS.add("elements", ResultKind(elements_markdown))
 
 
 def kind_of(result: dict) -> ResultKind:

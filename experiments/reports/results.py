@@ -1,7 +1,7 @@
 """Results files: one version number, one loader.
 
 Every results file a study writes (``results/<experiment>.json``) carries its ``kind`` (table,
-cross, benchmark, fidelity: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every
+cross, benchmark, fidelity, elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every
 command that reads one goes through :func:`load_results`, which upgrades an older file or
 refuses it with one line, so a report never fails deep inside with a ``KeyError``.
 
@@ -15,6 +15,7 @@ Version history:
   absent in older files, which is read as none); a cross file ``majority`` floors beside
   ``all_sarcastic``, ``files`` (the label of each file column -> its path) and a cell metric whose
   ``mean`` is null with ``undefined`` (a test split that leaves it undefined); all absent in older files.
+  The ``elements`` kind (2026-11-26: ``report --elements``) is new in version 1; no older file has it.
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ REQUIRED = {
     "benchmark": ({"experiment": str, "model": str, "seeds": list, "method": str, "missing": list, "cells": list},
                   {"experiment": str, "cell": str, "metric": str, "candidate": dict, "classics": list, "of": int}),
     "fidelity": ({"experiment": str, "title": str, "cells": list}, {"model": str, "paper": dict, "protocols": dict}),
+    "elements": ({"experiment": str, "title": str, "as_written": str, "inputs": dict, "cells": list},
+                 {"corpus": str, "model": str, "element": str, "measured": bool}),
 }
 #: A metric's summary over runs (a table's or cross cell's ``metrics`` values).
 SUMMARY = {"mean": _NUMBER, "std": _NUMBER, "values": list}

@@ -130,13 +130,17 @@ class TrainConfig:
     batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
                              "batches of texts of similar length, each cut to its longest text (about twice as fast "
                              "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
-                             "training class ratio, redrawn each epoch (after the authors' code; a named variant); "
+                             "training class ratio, redrawn each epoch (after the authors' code, src/data_and_resources_acl.py:54-61; "
+                             "a named variant); "
                              "class-ratio-once: the authors' own batches, formed once in corpus order, the last "
                              "topped up with random duplicates, the same every epoch (sarcasm-cronos "
                              "src/data_and_resources_acl.py:54-106, :280-307; a named variant).", BATCHINGS,
                              before="shuffled")
     clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
-                                              "tf.clip_by_global_norm (the authors' code: 1; a named variant).",
+                                              "tf.clip_by_global_norm (the authors' code: 1, the flag's default, "
+                                              "src/main.py:53, src/model.py:304-305; their scripts pass 0.2, "
+                                              "bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10; or 0.1, "
+                                              "bin/run_riloff.sh:21, bin/run_me.sh:20; a named variant).",
                                               before=None, range=POSITIVE)
     engine: str = _setting("exact", "exact: Keras' padded batches and validation pass (the paper's steps); fast: "
                            "each batch computed as two length-sorted halves cut to their longest text, one update "
@@ -170,7 +174,7 @@ class TrainConfig:
                                   INITIAL_STATES, before="zeros")
 
     def __post_init__(self):
-        wrong = problems(self, lambda setting: setting.metadata["flag"] or "--" + setting.name.replace("_", "-"))
+        wrong = problems(self, flag)
         if wrong:  # every type, choice and range is declared once, on its field
             raise IsarcasmError(wrong)
 
@@ -215,6 +219,27 @@ class TrainConfig:
                 selection = "best" if trajectory else preset["selection"]  # runs: the trajectory of best
                 authors, protocol = [name], replace(protocol, **training, selection=selection)
         return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
+
+
+def flag(setting) -> str:
+    """A training setting's command-line option: ``--name`` (underscores as dashes), or its own ``flag``."""
+    return setting.metadata["flag"] or "--" + setting.name.replace("_", "-")
+
+
+#: A file:line citation in a setting's help (``src/main.py:53``, ``bin/run.sh:23-25``, or ``:280-307`` of the
+#: file named before it).
+_CITATION = re.compile(r"(?:(?:src|bin)/[\w./-]+)?:\d+(?:-\d+)?")
+
+
+def authors_lines(name: str, value) -> str:
+    """Where the iSarcasm authors' code sets setting ``name`` to ``value``, as the setting's help cites it
+    (the one place these lines are written): the citations of the help's ``;``-separated parts that name the
+    value, or of the whole help when no part does; '' when it cites none."""
+    help_text = next(f.metadata["help"] or "" for f in fields(TrainConfig) if f.name == name)
+    named = re.compile(rf"(?<![\w.-]){re.escape(value_name(value))}(?![\w-]|\.\d)")
+    parts = help_text.split(";")
+    chosen = [part for part in parts if named.search(_CITATION.sub("", part))] or parts
+    return ", ".join(citation for part in chosen for citation in _CITATION.findall(part))
 
 
 def experiment_name(base: str, config: TrainConfig, protocol: TrainConfig | None = None,

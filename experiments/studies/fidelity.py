@@ -8,6 +8,9 @@ with the paper's rule), so each element's effect is measured on paired seeds.  R
 of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1``, and the others
 of :data:`ELEMENTS`) join the ablation when they exist.  Nothing is trained.
 
+:func:`elements` (``isarcasm report table7 --elements``) sets each of those elements alone beside the
+paper as written, from results files only, with the same pairing (:func:`_paired`).
+
 Table 6's "iSarcasm impl." column gives one F-score per cell, without precision and
 recall, and does not say which F-score it is, so each protocol is set beside it in both
 sarcastic-class F1 and macro-F1.
@@ -17,7 +20,9 @@ test split itself, to bound what any threshold rule could reach with these model
 """
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.metrics import precision_recall_curve
@@ -25,7 +30,8 @@ from sklearn.metrics import precision_recall_curve
 from experiments.runs import provenance
 from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import load_results
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.metrics import summary_stats
+from experiments.runs.protocol import TrainConfig, authors_lines, flag, value_name
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import load_record
 from experiments.studies.selection import reselect
@@ -38,18 +44,47 @@ PROTOCOLS = (
     ("authors-training+best", "the authors' training + best epoch at 0.5", "-authors-code", "best"),
     ("authors-code", "the authors' code (training + grid rule)", "-authors-code", None),
 )
-#: Results of one training element alone, joined to the ablation when present: only elements that leave the
-#: test texts as published (the authors' length rules on the test split would score another test set).
-ELEMENTS = tuple((label, "-" + TrainConfig(**changed).variant()) for label, changed in (
+
+
+class Element(NamedTuple):
+    """One training element of the authors' code measured alone on the paper's protocol: ``changed``, the
+    settings it changes (their results are ``<experiment><suffix>``)."""
+
+    label: str
+    changed: dict
+
+    @property
+    def suffix(self) -> str:
+        return "-" + TrainConfig(**self.changed).variant()
+
+    @property
+    def options(self) -> str:
+        """The options that train it: ``--clip-global-norm 0.2``."""
+        settings = {f.name: f for f in fields(TrainConfig)}
+        return " ".join(f"{flag(settings[name])} {value_name(value)}" for name, value in self.changed.items())
+
+    @property
+    def sources(self) -> str:
+        """Its lines in the authors' code, as the options' help cites them."""
+        return "; ".join(authors_lines(name, value) for name, value in self.changed.items())
+
+
+#: Results of one training element alone, joined to the ablation when present and reported by
+#: :func:`elements`: only elements that leave the test texts as published (the authors' length rules on the
+#: test split would score another test set).
+ELEMENTS = tuple(Element(label, changed) for label, changed in (
     ("class-ratio batches alone", {"batching": "class-ratio"}),
     ("the authors' class-ratio batches, formed once, alone", {"batching": "class-ratio-once"}),
     ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0}),
+    ("global-norm clipping 0.2 (their scripts) alone", {"clip_global_norm": 0.2}),
+    ("global-norm clipping 0.1 (their scripts) alone", {"clip_global_norm": 0.1}),
     ("OOV vectors U(-0.1, 0.1) alone", {"oov_init": "uniform"}),
     ("vocabulary over all splits, rare words dropped, alone", {"vocabulary": "all-splits-drop"}),
     ("training texts under 3 tokens dropped alone", {"min_train_tokens": 3}),
     ("training texts cut to 40 tokens alone", {"cut_train_tokens": 40}),
     ("random LSTM initial state alone", {"initial_state": "random"})))
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
+RATE = "predicted_positive_rate"
 
 
 def fidelity(experiment: str, results_root: Path, localised=lambda result: result) -> dict:
@@ -59,8 +94,7 @@ def fidelity(experiment: str, results_root: Path, localised=lambda result: resul
     for key, _, suffix, rule in PROTOCOLS:
         result = localised(_load(results_root, experiment, suffix))
         loaded[key] = reselect(result, rule) if rule else result
-    elements = {label: _load(results_root, experiment, suffix) for label, suffix in ELEMENTS
-                if (results_root / f"{experiment}{suffix}.json").is_file()}
+    elements = _element_results(results_root, experiment)
     cells = []
     for cell in loaded["as-written"]["cells"]:
         paper = paper_numbers(cell)
@@ -122,16 +156,82 @@ def _summary(cell: dict, paper_f1: float) -> dict:
 
 def _ablation(base: dict, others: dict[str, dict | None]) -> dict:
     """Each protocol's F1 minus the paper-as-written F1, seed by seed (the same validation carving)."""
-    mine = dict(zip(base["seeds"], base["metrics"][F1]["values"]))
-    rows = {}
-    for label, cell in others.items():
-        if not cell:
-            continue
-        pairs = [(mine[s], v) for s, v in zip(cell["seeds"], cell["metrics"][F1]["values"]) if s in mine]
-        deltas = [b - a for a, b in pairs]
-        rows[label] = {"pairs": len(pairs), "mean_delta": float(np.mean(deltas)) if deltas else None,
-                       "higher_in": sum(d > 0 for d in deltas)}
-    return rows
+    return {label: _paired(base, cell) for label, cell in others.items() if cell}
+
+
+def _paired(base: dict, other: dict) -> dict:
+    """``other``'s sarcastic-class F1 minus ``base``'s on the runs both have (the same seed and fold: the same
+    validation carving), and each side's F1 and share labelled sarcastic over those runs alone."""
+    mine, theirs = _by_run(base), _by_run(other)
+    shared = [key for key in mine if key in theirs]
+    deltas = [theirs[key][F1] - mine[key][F1] for key in shared]
+    row = {"pairs": len(shared), "seeds": [seed for seed, _ in shared],
+           "mean_delta": float(np.mean(deltas)) if deltas else None, "higher_in": sum(d > 0 for d in deltas)}
+    if shared:
+        row.update({side: {F1: summary_stats([runs[key][F1] for key in shared]), RATE: _mean_rate(runs, shared)}
+                    for side, runs in (("base", mine), ("other", theirs))})
+    return row
+
+
+def _by_run(cell: dict) -> dict[tuple, dict]:
+    """A cell's F1 and share labelled sarcastic (None where it has no operating point) per run, by (seed, fold):
+    from its ``run_ids`` where it has them (a failed run has none), else from its seeds (files written
+    before failed runs were listed, when every seed had its run)."""
+    keys = ([(run["seed"], run.get("fold")) for run in cell["run_ids"]] if "run_ids" in cell
+            else [(seed, None) for seed in cell["seeds"]])
+    f1 = cell["metrics"][F1]["values"]
+    if len(keys) != len(f1):
+        raise IsarcasmError(f"{cell['corpus']}/{cell['model']}: {len(f1)} F1 values for {len(keys)} runs, so they "
+                            "cannot be paired by seed; run the command that made the results again")
+    rates = ((cell.get("operating_point") or {}).get(RATE) or {}).get("values") or []
+    rates = rates if len(rates) == len(keys) else [None] * len(keys)
+    return {key: {F1: value, RATE: rate} for key, value, rate in zip(keys, f1, rates)}
+
+
+def _mean_rate(runs: dict[tuple, dict], keys: list[tuple]) -> float | None:
+    rates = [runs[key][RATE] for key in keys]
+    return None if None in rates else float(np.mean(rates))
+
+
+def elements(experiment: str, results_root: Path) -> dict:
+    """Each element of :data:`ELEMENTS` alone beside the paper as written, model by model on paired seeds,
+    from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
+    corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
+    base = _load(results_root, experiment, "")
+    found = _element_results(results_root, experiment)
+    if not found:
+        raise IsarcasmError(f"no results of a single element of '{experiment}' in {results_root}/: make one with "
+                            f"`isarcasm reproduce {experiment} {ELEMENTS[0].options}` (the others: docs/protocol.md)")
+    corpora = {c["corpus"] for result in found.values() for c in result["cells"] if c.get("runs")}
+    keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result["cells"]
+                         if c["corpus"] in corpora and c.get("runs"))
+    cells = [_element_row(element, experiment + element.suffix, found.get(element.label),
+                          _cell(base, model, corpus), (corpus, model))
+             for element in ELEMENTS for corpus, model in keys]
+    shown = ", ".join(sorted(corpora))
+    return {"kind": "elements", "experiment": f"{experiment}-elements", "as_written": experiment, "corpus": shown,
+            "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
+            "inputs": {result["experiment"]: {key: result.get(key) for key in ("git_commit", "command")}
+                       for result in (base, *found.values())},
+            **provenance.record(), "cells": cells}
+
+
+def _element_results(results_root: Path, experiment: str) -> dict[str, dict]:
+    """The results of each element alone that ``results_root`` holds, by label."""
+    return {element.label: _load(results_root, experiment, element.suffix) for element in ELEMENTS
+            if (results_root / f"{experiment}{element.suffix}.json").is_file()}
+
+
+def _element_row(element: Element, name: str, result: dict | None, base: dict | None, key: tuple) -> dict:
+    """One element and model: the paired comparison, or why it is not measured."""
+    corpus, model = key
+    other = _cell(result, model, corpus) if result else None
+    paired = _paired(base, other) if base and other else {"pairs": 0}
+    why = (f"no results {name} in this folder" if result is None else f"no {model} cell in {name}" if other is None
+           else "no as-written cell" if base is None else "no seed in common" if not paired["pairs"] else None)
+    return {"corpus": corpus, "model": model, "element": element.label, "options": element.options,
+            "sources": element.sources, "results": name, "measured": why is None,
+            **({"why": why} if why else paired)}
 
 
 def _ceiling(cell: dict, paper_recall: float | None) -> dict:

@@ -95,7 +95,7 @@ def test_vocabulary_all_splits_drop_counts_test_texts_and_drops_rare_words(corpu
 
 
 def test_each_element_alone_joins_the_fidelity_ablation_under_its_variant_name():
-    suffixes = dict(ELEMENT_RESULTS)
+    suffixes = {element.label: element.suffix for element in ELEMENT_RESULTS}
     for label, changed in [("OOV vectors U(-0.1, 0.1) alone", "oov_init"),
                            ("vocabulary over all splits, rare words dropped, alone", "vocabulary"),
                            ("training texts under 3 tokens dropped alone", "min_train_tokens"),

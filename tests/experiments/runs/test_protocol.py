@@ -204,7 +204,7 @@ def test_fold_runs_are_stored_per_fold():
 def test_the_authors_single_elements_name_their_results_and_keep_old_hashes():
     from experiments.studies.fidelity import ELEMENTS
 
-    suffixes = [suffix for _, suffix in ELEMENTS]
+    suffixes = [element.suffix for element in ELEMENTS]
     assert {"-batching-class-ratio", "-batching-class-ratio-once", "-initial-state-random"} <= set(suffixes)
     assert TrainConfig().identity() == TrainConfig(batching="shuffled", initial_state="zeros").identity()
     assert "initial_state" not in TrainConfig().identity()

@@ -1,0 +1,60 @@
+"""The elements report (``isarcasm report EXPERIMENT --elements``): each training element of the authors'
+code, alone on the paper's protocol, beside the paper as written on paired seeds.
+
+See :func:`experiments.studies.fidelity.elements` for what is paired; this writes it as markdown, one table
+per element, citing the element's lines in the authors' code and the results file it read.
+"""
+from __future__ import annotations
+
+from itertools import groupby
+
+from experiments.reports.format import markdown_table
+
+F1, RATE = "f1_sarcastic", "predicted_positive_rate"
+HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
+          "share predicted sarcastic"]
+
+
+def elements_markdown(result: dict) -> str:
+    several = len({c["corpus"] for c in result["cells"]}) > 1
+    lines = [f"# {result['title']}", "",
+             f"Sarcastic-class F1 on the test split: each element's runs beside the as-written runs of "
+             f"`{result['as_written']}` of the same seed (the same validation carving), mean ± std over the seeds "
+             "both have. Δ F1: the element's F1 minus the as-written F1 of the same seed, averaged; higher in: the "
+             "seeds where the element's is higher; share predicted sarcastic: the mean share of test tweets "
+             f"labelled sarcastic, as written → with the element. Commit `{result['git_commit']}`; no test of "
+             "significance is claimed."]
+    for label, rows in groupby(result["cells"], key=lambda cell: cell["element"]):
+        rows = list(rows)
+        first = rows[0]
+        lines += ["", f"## {label} (`{first['sources']}`)", ""]
+        source = result["inputs"].get(first["results"])
+        if source is None:  # no results of this element were read
+            lines.append(f"Not measured: no `{first['results']}` results; `isarcasm reproduce "
+                         f"{result['as_written']} {first['options']}` makes them.")
+            continue
+        lines += [f"Results `{first['results']}` (commit `{source.get('git_commit')}`): `{source.get('command')}`.",
+                  "", *markdown_table([_row(row, several) for row in rows], HEADER)]
+    return "\n".join(lines) + "\n"
+
+
+def _row(row: dict, several: bool) -> list[str]:
+    model = f"{row['corpus']}/{row['model']}" if several else row["model"]
+    if not row["measured"]:
+        return [model, "—", f"not measured: {row['why']}", "—", "—", "—", "—"]
+    base, other = row["base"], row["other"]
+    shares = "—" if None in (base[RATE], other[RATE]) else f"{base[RATE]:.0%} → {other[RATE]:.0%}"
+    return [model, _spread(base[F1]), _spread(other[F1]), f"{row['mean_delta']:+.3f}",
+            f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares]
+
+
+def _spread(summary: dict) -> str:
+    return f"{summary['mean']:.3f} ± {summary['std']:.3f}"
+
+
+def _seeds(seeds: list[int]) -> str:
+    """``0–4`` for a run of consecutive seeds, else each."""
+    ordered = sorted(seeds)
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}–{ordered[-1]}"
+    return ", ".join(map(str, ordered))

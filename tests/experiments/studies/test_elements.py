@@ -1,0 +1,126 @@
+"""``isarcasm report EXPERIMENT --elements``: each authors'-code element alone beside the paper as written,
+paired seed by seed, from tiny results files built here (nothing is trained, no per-epoch record is read)."""
+import json
+
+import pytest
+from click.testing import CliRunner
+from markdown_tables import tables, unpadded
+
+from experiments.cli import main
+from experiments.reports.elements import elements_markdown
+from experiments.reports.results import load_results, stamped
+from experiments.studies.fidelity import ELEMENTS, elements
+from preprocessing.errors import IsarcasmError
+
+CLIP = next(element for element in ELEMENTS if element.changed == {"clip_global_norm": 0.2})
+OOV = next(element for element in ELEMENTS if element.changed == {"oov_init": "uniform"})
+
+
+def table_cell(model, seeds, f1, rates=None, run_ids=None):
+    """A table cell of ``seeds`` with these sarcastic-class F1 values (and shares labelled sarcastic)."""
+    cell = {"corpus": "isarcasm", "model": model, "note": "", "references": [], "seeds": seeds,
+            "runs": [f"runs/{model}/seed-{s}" for s in seeds],
+            "metrics": {"f1_sarcastic": {"mean": sum(f1) / len(f1), "std": 0.0, "values": f1}}}
+    if rates is not None:
+        cell["operating_point"] = {"threshold": 0.5, "predicted_positive_rate": {"mean": 0.0, "std": 0.0,
+                                                                                 "values": rates}}
+    if run_ids is not None:
+        cell["run_ids"] = [{"seed": seed, "fold": None} for seed in run_ids]
+    return cell
+
+
+def write_table(folder, name, cells):
+    result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0, 1, 2, 3, 4],
+                      "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}", "cells": cells})
+    (folder / f"{name}.json").write_text(json.dumps(result))
+
+
+@pytest.fixture
+def results(tmp_path):
+    """As written: lstm and cnn on seeds 0-4.  Clipping 0.2 alone: lstm on seeds 1, 2, 3 and 5 (seed 5 has
+    no as-written twin); no cnn cell.  No other element has results."""
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1, 2, 3, 4], [0.9, 0.2, 0.3, 0.4, 0.9],
+                                           [0.5, 0.1, 0.2, 0.3, 0.5]),
+                                table_cell("cnn", [0, 1, 2, 3, 4], [0.1] * 5, [0.1] * 5)])
+    write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [1, 2, 3, 5], [0.25, 0.2, 0.5, 0.0],
+                                                         [0.05, 0.1, 0.15, 0.9])])
+    return tmp_path
+
+
+def row(result, element, model):
+    return next(c for c in result["cells"] if c["element"] == element.label and c["model"] == model)
+
+
+def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_computed_ones(results):
+    lstm = row(elements("t", results), CLIP, "lstm")
+    assert lstm["measured"] and lstm["pairs"] == 3 and lstm["seeds"] == [1, 2, 3]
+    # seed by seed: 0.25 - 0.2, 0.2 - 0.3, 0.5 - 0.4 = +0.05, -0.1, +0.1
+    assert lstm["mean_delta"] == pytest.approx((0.05 - 0.1 + 0.1) / 3) and lstm["higher_in"] == 2
+    assert lstm["base"]["f1_sarcastic"]["mean"] == pytest.approx(0.3)  # seeds 0 and 4 (0.9) left out
+    assert lstm["base"]["f1_sarcastic"]["std"] == pytest.approx(0.1)
+    assert lstm["other"]["f1_sarcastic"]["mean"] == pytest.approx(0.95 / 3)
+    assert lstm["base"]["predicted_positive_rate"] == pytest.approx(0.2)
+    assert lstm["other"]["predicted_positive_rate"] == pytest.approx(0.1)
+    shown = unpadded(elements_markdown(elements("t", results)))
+    assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% |" in shown
+
+
+def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refused(tmp_path):
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1, 2], [0.2, 0.3, 0.4])])
+    # seed 1 failed: its seed is still listed, its value is not
+    write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1, 2], [0.1, 0.6], run_ids=[0, 2])])
+    lstm = row(elements("t", tmp_path), CLIP, "lstm")
+    assert lstm["seeds"] == [0, 2] and lstm["mean_delta"] == pytest.approx((-0.1 + 0.2) / 2)
+    assert lstm["other"]["predicted_positive_rate"] is None  # no operating point: not guessed
+    write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1, 2], [0.1, 0.6])])
+    with pytest.raises(IsarcasmError, match="2 F1 values for 3 runs"):
+        elements("t", tmp_path)
+
+
+def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
+    result = elements("t", results)
+    assert {(c["element"], c["model"]) for c in result["cells"]} == {(e.label, m) for e in ELEMENTS
+                                                                     for m in ("lstm", "cnn")}
+    cnn = row(result, CLIP, "cnn")
+    assert not cnn["measured"] and cnn["why"] == f"no cnn cell in t{CLIP.suffix}" and "mean_delta" not in cnn
+    assert not row(result, OOV, "lstm")["measured"]
+    shown = unpadded(elements_markdown(result))
+    assert f"| cnn | — | not measured: no cnn cell in t{CLIP.suffix} | — | — | — | — |" in shown
+    assert "Not measured: no `t-oov-init-uniform` results; `isarcasm reproduce t --oov-init uniform` makes them." \
+        in shown
+    # each element cites its lines in the authors' code, from the options' help
+    assert f"## {CLIP.label} (`bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10`)" in shown
+    assert "Results `t-clip-global-norm-0.2` (commit `commit-of-t-clip-global-norm-0.2`)" in shown
+    assert all(table.rows[0][0] == "model" for table in tables(shown))
+
+
+def test_no_element_results_at_all_is_one_line(tmp_path):
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    with pytest.raises(IsarcasmError, match="no results of a single element of 't'.*--batching class-ratio"):
+        elements("t", tmp_path)
+
+
+def test_the_report_is_written_with_its_provenance_and_never_overwritten_silently(results):
+    command = ["report", "t", "--elements", "--results-dir", str(results)]
+    first = CliRunner().invoke(main, command)
+    assert first.exit_code == 0, first.output
+    saved = load_results(results / "t-elements.json")
+    assert saved["kind"] == "elements" and saved["schema_version"] >= 1 and saved["git_commit"]
+    assert saved["inputs"]["t"]["git_commit"] == "commit-of-t"
+    assert (results / "t-elements.md").read_text(encoding="utf-8") in first.output
+    again = CliRunner().invoke(main, command)
+    assert again.exit_code == 0, again.output
+    kept = sorted(path.name for path in (results / "previous").iterdir())
+    assert [name.split("-2")[0] for name in kept] == ["t-elements", "t-elements"]  # the json and md, stamped
+    both = CliRunner().invoke(main, [*command, "--fidelity"])
+    assert both.exit_code == 1 and "give one of them" in both.output and len(both.output.strip().splitlines()) == 1
+
+
+def test_the_elements_include_the_scripts_clipping_values_with_their_lines():
+    by_suffix = {element.suffix: element for element in ELEMENTS}
+    assert by_suffix["-clip-global-norm-0.1"].sources == "bin/run_riloff.sh:21, bin/run_me.sh:20"
+    assert by_suffix["-clip-global-norm-1"].sources == "src/main.py:53, src/model.py:304-305"
+    assert by_suffix["-clip-global-norm-0.2"].options == "--clip-global-norm 0.2"
+    assert by_suffix["-batching-class-ratio"].sources == "src/data_and_resources_acl.py:54-61"
+    assert by_suffix["-min-train-tokens-3"].sources == "src/data_and_resources_acl.py:99, bin/run.sh:24"
+    assert all(element.sources for element in ELEMENTS) and len(by_suffix) == len(ELEMENTS)
