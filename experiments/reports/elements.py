@@ -12,7 +12,7 @@ from experiments.reports.format import markdown_table
 
 F1, RATE = "f1_sarcastic", "predicted_positive_rate"
 HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
-          "share predicted sarcastic"]
+          "share predicted sarcastic", "paper", "within ±0.03 of the paper"]
 
 
 def elements_markdown(result: dict) -> str:
@@ -22,7 +22,9 @@ def elements_markdown(result: dict) -> str:
              f"`{result['as_written']}` of the same seed (the same validation carving), mean ± std over the seeds "
              "both have. Δ F1: the element's F1 minus the as-written F1 of the same seed, averaged; higher in: the "
              "seeds where the element's is higher; share predicted sarcastic: the mean share of test tweets "
-             f"labelled sarcastic, as written → with the element. Commit `{result['git_commit']}`; no test of "
+             "labelled sarcastic, as written → with the element; paper: the paper's sarcastic-class F1, and whether "
+             "each mean over those seeds lies within 0.03 of it, as written → with the element. The named protocols "
+             f"(all their elements together) follow the single elements. Commit `{result['git_commit']}`; no test of "
              "significance is claimed."]
     for label, rows in groupby(result["cells"], key=lambda cell: cell["element"]):
         rows = list(rows)
@@ -41,11 +43,17 @@ def elements_markdown(result: dict) -> str:
 def _row(row: dict, several: bool) -> list[str]:
     model = f"{row['corpus']}/{row['model']}" if several else row["model"]
     if not row["measured"]:
-        return [model, "—", f"not measured: {row['why']}", "—", "—", "—", "—"]
+        return [model, "—", f"not measured: {row['why']}", *["—"] * (len(HEADER) - 3)]
     base, other = row["base"], row["other"]
     shares = "—" if None in (base[RATE], other[RATE]) else f"{base[RATE]:.0%} → {other[RATE]:.0%}"
+    paper = [f"{row['paper']:.3f}", f"{_yes(row['base_within_0.03'])} → {_yes(row['other_within_0.03'])}"] \
+        if "paper" in row else ["—", "—"]
     return [model, _spread(base[F1]), _spread(other[F1]), f"{row['mean_delta']:+.3f}",
-            f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares]
+            f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares, *paper]
+
+
+def _yes(within: bool) -> str:
+    return "yes" if within else "no"
 
 
 def _spread(summary: dict) -> str:

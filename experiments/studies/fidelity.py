@@ -31,6 +31,7 @@ from experiments.runs import provenance
 from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import load_results
 from experiments.runs.metrics import summary_stats
+from experiments.runs.protocol import PROTOCOLS as NAMED_PROTOCOLS
 from experiments.runs.protocol import TrainConfig, authors_lines, flag, value_name
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import load_record
@@ -52,6 +53,7 @@ class Element(NamedTuple):
 
     label: str
     changed: dict
+    protocol: str | None = None  # a named protocol's elements together (``--protocol NAME``)
 
     @property
     def suffix(self) -> str:
@@ -59,7 +61,9 @@ class Element(NamedTuple):
 
     @property
     def options(self) -> str:
-        """The options that train it: ``--clip-global-norm 0.2``."""
+        """The options that train it: ``--clip-global-norm 0.2``, or ``--protocol authors-scripts``."""
+        if self.protocol:
+            return f"--protocol {self.protocol}"
         settings = {f.name: f for f in fields(TrainConfig)}
         return " ".join(f"{flag(settings[name])} {value_name(value)}" for name, value in self.changed.items())
 
@@ -83,6 +87,10 @@ ELEMENTS = tuple(Element(label, changed) for label, changed in (
     ("training texts under 3 tokens dropped alone", {"min_train_tokens": 3}),
     ("training texts cut to 40 tokens alone", {"cut_train_tokens": 40}),
     ("random LSTM initial state alone", {"initial_state": "random"})))
+#: The named protocols (``--protocol``), all their elements together and their grid rule, reported after the
+#: single elements on the same paired seeds: the protocol before (``authors-code``) and after the scripts' values.
+TOGETHER = tuple(Element(f"--protocol {name}: all its elements together, with its rule", preset, name)
+                 for name, preset in list(NAMED_PROTOCOLS.items())[1:])
 F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 RATE = "predicted_positive_rate"
 
@@ -207,7 +215,7 @@ def elements(experiment: str, results_root: Path) -> dict:
                          if c["corpus"] in corpora and c.get("runs"))
     cells = [_element_row(element, experiment + element.suffix, found.get(element.label),
                           _cell(base, model, corpus), (corpus, model))
-             for element in ELEMENTS for corpus, model in keys]
+             for element in (*ELEMENTS, *TOGETHER) for corpus, model in keys]
     shown = ", ".join(sorted(corpora))
     return {"kind": "elements", "experiment": f"{experiment}-elements", "as_written": experiment, "corpus": shown,
             "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
@@ -218,7 +226,7 @@ def elements(experiment: str, results_root: Path) -> dict:
 
 def _element_results(results_root: Path, experiment: str) -> dict[str, dict]:
     """The results of each element alone that ``results_root`` holds, by label."""
-    return {element.label: _load(results_root, experiment, element.suffix) for element in ELEMENTS
+    return {element.label: _load(results_root, experiment, element.suffix) for element in (*ELEMENTS, *TOGETHER)
             if (results_root / f"{experiment}{element.suffix}.json").is_file()}
 
 
@@ -229,6 +237,10 @@ def _element_row(element: Element, name: str, result: dict | None, base: dict | 
     paired = _paired(base, other) if base and other else {"pairs": 0}
     why = (f"no results {name} in this folder" if result is None else f"no {model} cell in {name}" if other is None
            else "no as-written cell" if base is None else "no seed in common" if not paired["pairs"] else None)
+    if not why and F1 in paper_numbers(base):  # the paper's F1, and whether each side's mean is within 0.03
+        paper = paper_numbers(base)[F1]
+        paired.update(paper=paper, **{f"{side}_within_0.03": abs(paired[side][F1]["mean"] - paper) <= 0.03
+                                      for side in ("base", "other")})
     return {"corpus": corpus, "model": model, "element": element.label, "options": element.options,
             "sources": element.sources, "results": name, "measured": why is None,
             **({"why": why} if why else paired)}

@@ -9,7 +9,7 @@ from markdown_tables import tables, unpadded
 from experiments.cli import main
 from experiments.reports.elements import elements_markdown
 from experiments.reports.results import load_results, stamped
-from experiments.studies.fidelity import ELEMENTS, elements
+from experiments.studies.fidelity import ELEMENTS, TOGETHER, elements
 from preprocessing.errors import IsarcasmError
 
 CLIP = next(element for element in ELEMENTS if element.changed == {"clip_global_norm": 0.2})
@@ -62,7 +62,7 @@ def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_compute
     assert lstm["base"]["predicted_positive_rate"] == pytest.approx(0.2)
     assert lstm["other"]["predicted_positive_rate"] == pytest.approx(0.1)
     shown = unpadded(elements_markdown(elements("t", results)))
-    assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% |" in shown
+    assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% | — | — |" in shown
 
 
 def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refused(tmp_path):
@@ -79,13 +79,13 @@ def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refu
 
 def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
     result = elements("t", results)
-    assert {(c["element"], c["model"]) for c in result["cells"]} == {(e.label, m) for e in ELEMENTS
+    assert {(c["element"], c["model"]) for c in result["cells"]} == {(e.label, m) for e in (*ELEMENTS, *TOGETHER)
                                                                      for m in ("lstm", "cnn")}
     cnn = row(result, CLIP, "cnn")
     assert not cnn["measured"] and cnn["why"] == f"no cnn cell in t{CLIP.suffix}" and "mean_delta" not in cnn
     assert not row(result, OOV, "lstm")["measured"]
     shown = unpadded(elements_markdown(result))
-    assert f"| cnn | — | not measured: no cnn cell in t{CLIP.suffix} | — | — | — | — |" in shown
+    assert f"| cnn | — | not measured: no cnn cell in t{CLIP.suffix} | — | — | — | — | — | — |" in shown
     assert "Not measured: no `t-oov-init-uniform` results; `isarcasm reproduce t --oov-init uniform` makes them." \
         in shown
     # each element cites its lines in the authors' code, from the options' help
@@ -124,3 +124,19 @@ def test_the_elements_include_the_scripts_clipping_values_with_their_lines():
     assert by_suffix["-batching-class-ratio"].sources == "src/data_and_resources_acl.py:54-61"
     assert by_suffix["-min-train-tokens-3"].sources == "src/data_and_resources_acl.py:99, bin/run.sh:24"
     assert all(element.sources for element in ELEMENTS) and len(by_suffix) == len(ELEMENTS)
+
+
+def test_a_named_protocol_is_a_row_of_its_own_with_the_papers_f1_beside_each_side(tmp_path):
+    """`--protocol authors-scripts` (all its elements and the grid rule) is compared like one element, and
+    where the as-written cell carries the paper's F1 each side's mean is checked against it (±0.03)."""
+    scripts = next(element for element in TOGETHER if element.protocol == "authors-scripts")
+    assert scripts.suffix == "-authors-scripts" and scripts.options == "--protocol authors-scripts"
+    base = table_cell("lstm", [0, 1], [0.20, 0.24], [0.2, 0.2])
+    base["references"] = [{"label": "iSarcasm impl.", "metric": "f1_sarcastic", "value": 0.30}]
+    write_table(tmp_path, "t", [base])
+    write_table(tmp_path, "t-authors-scripts", [table_cell("lstm", [0, 1], [0.26, 0.30], [0.3, 0.4])])
+    lstm = row(elements("t", tmp_path), scripts, "lstm")
+    assert lstm["mean_delta"] == pytest.approx(0.06) and lstm["paper"] == 0.30
+    assert not lstm["base_within_0.03"] and lstm["other_within_0.03"]  # 0.22 is 0.08 off, 0.28 is 0.02 off
+    shown = unpadded(elements_markdown(elements("t", tmp_path)))
+    assert "| lstm | 0.220 ± 0.028 | 0.280 ± 0.028 | +0.060 | 2 of 2 | 0, 1 | 20% → 35% | 0.300 | no → yes |" in shown
