@@ -70,7 +70,7 @@ class Element(NamedTuple):
     @property
     def sources(self) -> str:
         """Its lines in the authors' code, as the options' help cites them."""
-        return "; ".join(authors_lines(name, value) for name, value in self.changed.items())
+        return "; ".join(filter(None, (authors_lines(name, value) for name, value in self.changed.items())))
 
 
 #: Results of one training element alone, joined to the ablation when present and reported by
