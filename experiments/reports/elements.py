@@ -12,7 +12,7 @@ from experiments.reports.format import markdown_table
 
 F1, RATE = "f1_sarcastic", "predicted_positive_rate"
 HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
-          "share predicted sarcastic", "paper", "within ±0.03 of the paper"]
+          "share predicted sarcastic", "paper", "within ±0.03 of the paper", "paper inside min–max"]
 
 
 def elements_markdown(result: dict) -> str:
@@ -23,7 +23,8 @@ def elements_markdown(result: dict) -> str:
              "both have. Δ F1: the element's F1 minus the as-written F1 of the same seed, averaged; higher in: the "
              "seeds where the element's is higher; share predicted sarcastic: the mean share of test tweets "
              "labelled sarcastic, as written → with the element; paper: the paper's sarcastic-class F1, and whether "
-             "each mean over those seeds lies within 0.03 of it, as written → with the element. The named protocols "
+             "each mean over those seeds lies within 0.03 of it and whether it lies inside their min–max, as written → "
+             "with the element. The named protocols "
              f"(all their elements together) follow the single elements. Commit `{result['git_commit']}`; no test of "
              "significance is claimed."]
     for label, rows in groupby(result["cells"], key=lambda cell: cell["element"]):
@@ -46,8 +47,8 @@ def _row(row: dict, several: bool) -> list[str]:
         return [model, "—", f"not measured: {row['why']}", *["—"] * (len(HEADER) - 3)]
     base, other = row["base"], row["other"]
     shares = "—" if None in (base[RATE], other[RATE]) else f"{base[RATE]:.0%} → {other[RATE]:.0%}"
-    paper = [f"{row['paper']:.3f}", f"{_yes(row['base_within_0.03'])} → {_yes(row['other_within_0.03'])}"] \
-        if "paper" in row else ["—", "—"]
+    paper = [f"{row['paper']:.3f}", *(f"{_yes(row['base_' + test])} → {_yes(row['other_' + test])}"
+                                       for test in ("within_0.03", "paper_in_range"))] if "paper" in row else ["—"] * 3
     return [model, _spread(base[F1]), _spread(other[F1]), f"{row['mean_delta']:+.3f}",
             f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares, *paper]
 

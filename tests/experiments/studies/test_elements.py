@@ -62,7 +62,7 @@ def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_compute
     assert lstm["base"]["predicted_positive_rate"] == pytest.approx(0.2)
     assert lstm["other"]["predicted_positive_rate"] == pytest.approx(0.1)
     shown = unpadded(elements_markdown(elements("t", results)))
-    assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% | — | — |" in shown
+    assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% | — | — | — |" in shown
 
 
 def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refused(tmp_path):
@@ -85,7 +85,7 @@ def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
     assert not cnn["measured"] and cnn["why"] == f"no cnn cell in t{CLIP.suffix}" and "mean_delta" not in cnn
     assert not row(result, OOV, "lstm")["measured"]
     shown = unpadded(elements_markdown(result))
-    assert f"| cnn | — | not measured: no cnn cell in t{CLIP.suffix} | — | — | — | — | — | — |" in shown
+    assert f"| cnn | — | not measured: no cnn cell in t{CLIP.suffix} | — | — | — | — | — | — | — |" in shown
     assert "Not measured: no `t-oov-init-uniform` results; `isarcasm reproduce t --oov-init uniform` makes them." \
         in shown
     # each element cites its lines in the authors' code, from the options' help
@@ -138,5 +138,6 @@ def test_a_named_protocol_is_a_row_of_its_own_with_the_papers_f1_beside_each_sid
     lstm = row(elements("t", tmp_path), scripts, "lstm")
     assert lstm["mean_delta"] == pytest.approx(0.06) and lstm["paper"] == 0.30
     assert not lstm["base_within_0.03"] and lstm["other_within_0.03"]  # 0.22 is 0.08 off, 0.28 is 0.02 off
+    assert not lstm["base_paper_in_range"] and lstm["other_paper_in_range"]  # 0.20-0.24 and 0.26-0.30
     shown = unpadded(elements_markdown(elements("t", tmp_path)))
-    assert "| lstm | 0.220 ± 0.028 | 0.280 ± 0.028 | +0.060 | 2 of 2 | 0, 1 | 20% → 35% | 0.300 | no → yes |" in shown
+    assert "| lstm | 0.220 ± 0.028 | 0.280 ± 0.028 | +0.060 | 2 of 2 | 0, 1 | 20% → 35% | 0.300 | no → yes | no → yes |" in shown
