@@ -41,6 +41,12 @@ def through_the_file(arrays: dict, binary: bool) -> dict:
         return unpacked({name: data[name] for name in data.files}, "r0", 2)
 
 
+def record_of(arrays: dict) -> Trajectory:
+    """The per-epoch record a materialised run's epochs.npz gives (float64, as load_record reads it)."""
+    return Trajectory(*(arrays[part].astype("float64") for part in ("validation", "test", "validation_gold",
+                                                                    "test_gold")))
+
+
 def bits(array: np.ndarray) -> bytes:
     return array.dtype.str.encode() + str(array.shape).encode() + np.ascontiguousarray(array).tobytes()
 
@@ -54,7 +60,7 @@ def test_a_binary_run_comes_back_bit_for_bit_though_its_columns_do_not_sum_to_on
 
 def test_a_binary_run_keeps_one_probability_column_and_a_small_difference_for_the_other():
     members = packed("r0", run_arrays(), binary=True)
-    assert members["r0_test"].dtype == np.uint8 and members["r0_test"].shape == (4, 6, 50)  # byte planes of P(sarcastic)
+    assert members["r0_test"].dtype == np.uint8 and members["r0_test"].shape == (4, 6, 50)  # P(sarcastic)'s bytes
     assert members["r0_predictions"].shape == (4, 50)
     assert np.issubdtype(members["r0_test_p0_ulps"].dtype, np.signedinteger)
 
@@ -63,8 +69,7 @@ def test_a_binary_run_keeps_one_probability_column_and_a_small_difference_for_th
 def test_every_selection_rule_scores_the_materialised_binary_run_as_the_original(rule):
     original = run_arrays(epochs=8, texts=80, seed=3)
     again = through_the_file(original, binary=True)
-    records = [Trajectory(arrays["validation"].astype("float64"), arrays["test"].astype("float64"),
-                          arrays["validation_gold"], arrays["test_gold"]) for arrays in (original, again)]
+    records = [record_of(arrays) for arrays in (original, again)]
     choices = [choose_in(record, rule, 0.5) for record in records]
     assert choices[0] == choices[1]
     assert scored(records[0], choices[0]) == scored(records[1], choices[1])
@@ -78,12 +83,10 @@ def test_multi_class_and_multi_label_runs_keep_every_column(classes, multi_label
     assert members["r0_test"].shape == (4, 6, 50, classes)
     again = through_the_file(original, binary=False)
     assert {part: bits(again[part]) for part in PARTS} == {part: bits(original[part]) for part in PARTS}
-    record = Trajectory(*(again[part].astype("float64") for part in ("validation", "test", "validation_gold",
-                                                                      "test_gold")))
-    for rule in set(RULES) - set(THRESHOLD_RULES):
-        assert scored(record, choose_in(record, rule)) == scored(
-            Trajectory(*(original[p].astype("float64") for p in ("validation", "test", "validation_gold", "test_gold"))),
-            choose_in(record, rule))
+    records = [record_of(arrays) for arrays in (original, again)]
+    for rule in sorted(set(RULES) - set(THRESHOLD_RULES)):  # the rules of multi-class and multi-label tasks
+        choices = [choose_in(record, rule) for record in records]
+        assert choices[0] == choices[1] and scored(records[0], choices[0]) == scored(records[1], choices[1])
 
 
 def test_version_1_members_are_read_as_they_are():
