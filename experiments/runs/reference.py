@@ -17,9 +17,10 @@ the model, which is not shipped), so every reader of run folders reads it unchan
 is one line naming the corpus, what differs and the command that retrains the cell, and the run
 is not used.  A run in the store itself always comes before a reference run.
 
-Format (version :data:`VERSION`): the index ``<experiment>.json`` holds ``format``, ``version``,
-``experiment`` (the results file's name), ``made_by`` (the command that made it), ``exported`` (the
-provenance of the export), ``arrays`` and ``arrays_sha256`` (the ``.npz`` file and its content hash)
+Format (version :data:`VERSION`; the versions read are
+:data:`~experiments.runs.reference_arrays.VERSIONS`): the index ``<experiment>.json`` holds ``format``,
+``version``, ``experiment`` (the results file's name), ``made_by`` (the command that made it), ``exported``
+(the provenance of the export), ``arrays`` and ``arrays_sha256`` (the ``.npz`` file and its content hash)
 and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>/<model>/[fold-K/]seed-N``),
 ``directory`` (where it was exported from), ``config`` (config.json: settings, ``config_hash``,
 ``data_sha256``, provenance), ``metrics`` (metrics.json), ``history`` (history.csv's text),
@@ -27,13 +28,15 @@ and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>
 its ``id<TAB>gold labels`` lines).  The ``.npz`` holds per run ``<key>`` (``r0``, ``r1``...): the
 per-epoch record (``_validation``, ``_test``: float32, epochs x texts x classes; ``_validation_gold``,
 ``_test_gold``: uint8 targets), the selected epoch's test probabilities (``_predictions``, float32)
-and the test ids (``_test_ids``).
+and the test ids (``_test_ids``).  Version 1 holds these arrays as they are; version 2 holds the same
+values, bit for bit, in about half the bytes (a binary run's P(not sarcastic) as its difference from
+1 - P(sarcastic), floats as byte planes, LZMA): see :mod:`experiments.runs.reference_arrays`.
 """
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
+import lzma
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,6 +47,7 @@ import numpy as np
 
 from experiments.runs import provenance
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import (
     CONFIG,
@@ -78,11 +82,10 @@ from preprocessing.records import Dataset
 
 #: What the index's ``format`` says: a JSON file without it is not a reference set.
 FORMAT = "isarcasm-reference-runs"
-#: The format's version; a set of another version is refused, not guessed at.
-VERSION = 1
+#: The format's version, the one export writes; a set of a version not in ``VERSIONS`` is refused, not guessed at.
+VERSION = 2
 #: Where the repository ships its reference set.
 SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "results" / "runs"
-_ARRAYS = ("validation", "test", "validation_gold", "test_gold", "predictions", "test_ids")
 
 log = logging.getLogger("isarcasm")
 
@@ -128,12 +131,10 @@ def export(experiment: str, made_by: str, runs: list[Path], datasets: dict[str, 
     entries, arrays = [], {}
     for index, directory in enumerate(runs):
         name = f"r{index}"
-        entry, run_arrays = _exported(Path(directory), datasets, data_dir)
+        entry, run_arrays, binary = _exported(Path(directory), datasets, data_dir)
         entries.append({**entry, "arrays": name})
-        arrays.update({f"{name}_{part}": value for part, value in run_arrays.items()})
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, version=np.asarray(VERSION), **arrays)
-    content = buffer.getvalue()
+        arrays.update(packed(name, run_arrays, binary))
+    content = npz_bytes({"version": np.asarray(VERSION), **arrays})
     index = {"format": FORMAT, "version": VERSION, "experiment": experiment, "made_by": made_by,
              "exported": provenance.record(), "arrays": f"{experiment}.npz",
              "arrays_sha256": hashlib.sha256(content).hexdigest(), "runs": entries}
@@ -145,8 +146,8 @@ def export(experiment: str, made_by: str, runs: list[Path], datasets: dict[str, 
     return to / f"{experiment}.json", to / index["arrays"]
 
 
-def _exported(directory: Path, datasets: dict[str, Dataset], data_dir: Path) -> tuple[dict, dict]:
-    """One run's index entry and arrays, after checking it against the local data."""
+def _exported(directory: Path, datasets: dict[str, Dataset], data_dir: Path) -> tuple[dict, dict, bool]:
+    """One run's index entry, its arrays and whether it is binary, after checking it against the local data."""
     if not is_finished(directory) or not (directory / MODEL).is_file():
         raise IsarcasmError(f"{directory} is not a finished run of a trained model: make it with the command "
                             "that made the results (finished runs are reused), then export again")
@@ -166,7 +167,7 @@ def _exported(directory: Path, datasets: dict[str, Dataset], data_dir: Path) -> 
     arrays = {"validation": record.validation.astype("float32"), "test": record.test.astype("float32"),
               "validation_gold": record.validation_gold.astype("uint8"), "test_gold": record.test_gold.astype("uint8"),
               "predictions": predictions.probabilities.astype("float32"), "test_ids": np.asarray(predictions.ids)}
-    return entry, arrays
+    return entry, arrays, record.binary
 
 
 def differences(recorded: dict, local: dict) -> list[str]:
@@ -224,9 +225,10 @@ class ReferenceSet:
             return self.warn_once(str(exc))
         if not isinstance(index, dict) or index.get("format") != FORMAT:
             return self.warn_once(f"{path} is not a reference set (no format '{FORMAT}'): left out")
-        if index.get("version") != VERSION:
+        if index.get("version") not in VERSIONS:
             return self.warn_once(f"{path}: reference set of version {index.get('version')}; this isarcasm reads "
-                                f"version {VERSION}: left out (rebuild it with `isarcasm runs export`)")
+                                  f"versions {' and '.join(map(str, VERSIONS))}: left out (rebuild it with "
+                                  "`isarcasm runs export`)")
         return index
 
     def keys(self, experiment: str) -> list[str]:
@@ -272,9 +274,12 @@ class ReferenceSet:
                 raise Mismatch(damaged)
             try:
                 with np.load(file, allow_pickle=False) as data:
-                    self._arrays_of[file] = {name: data[name] for name in data.files}
-            except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+                    arrays = {name: data[name] for name in data.files}
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile, lzma.LZMAError):
                 raise Mismatch(damaged) from None
+            if "version" not in arrays or arrays["version"].item() != index["version"]:  # its index's version, too
+                raise Mismatch(damaged)
+            self._arrays_of[file] = arrays
         return self._arrays_of[file]
 
 
@@ -313,7 +318,7 @@ def _materialise(directory: Path, entry: dict, index: dict, arrays: dict) -> Pat
     config_hash = entry["config"]["config_hash"]
     if _holds(directory, config_hash, marker):
         return directory
-    run = {part: arrays[f"{entry['arrays']}_{part}"] for part in _ARRAYS}
+    run = unpacked(arrays, entry["arrays"], index["version"])
     with run_claim(directory):
         if _holds(directory, config_hash, marker):  # written by another process while this one waited
             return directory

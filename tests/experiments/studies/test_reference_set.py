@@ -11,14 +11,16 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.protocol import RULES, TrainConfig
 from experiments.runs.reference import FORMAT, VERSION, Mismatch, ReferenceSet
+from experiments.runs.reference_arrays import PARTS, unpacked
 from experiments.runs.scheduler import LocalExecutor
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, read_predictions
 from experiments.runs.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings, TrainChoice
+from preprocessing.fileio import content_sha256
 
 FAST = TrainConfig(epochs=2, batch_size=32, embeddings="random")
 EXPERIMENT = "name = 'toy'\ntitle = 'toy'\nsource = 'tests'\n[train]\nepochs = 2\nbatch_size = 32\nembeddings = 'random'\n" \
@@ -64,8 +66,9 @@ def test_the_export_holds_each_run_with_its_split_checksums_in_the_documented_fo
     assert {"config", "metrics", "history", "splits", "parameters", "directory"} <= set(run)
     assert run["splits"]["test"]["texts"] == 40 and len(run["splits"]["validation"]["sha256"]) == 64
     assert {"git_commit", "machine"} <= set(run["config"]) and run["config"]["config_hash"] == run["metrics"]["config_hash"]
-    with np.load(root / "ref" / "toy.npz") as arrays:
-        assert arrays["r0_test"].dtype == np.float32 and arrays["r0_test"].shape[:2] == (2, 40)
+    with np.load(root / "ref" / "toy.npz") as arrays:  # P(sarcastic)'s byte planes, P(not sarcastic) from it
+        assert int(arrays["version"]) == VERSION == 2 and arrays["r0_test"].shape == (4, 2, 40)
+        assert arrays["r0_test_p0_ulps"].shape == (2, 40)
         assert list(arrays["r0_test_ids"][:2]) == ["test0", "test1"]
 
 
@@ -199,6 +202,46 @@ def test_a_damaged_or_foreign_reference_file_is_refused_in_one_line(shipped, tmp
     assert any(f"version {VERSION + 1}" in line for line in lines)
     assert any("other.json is not a reference set" in line for line in lines)
     assert all("\n" not in line for line in lines)
+
+
+def as_version_1(folder: Path, to: Path) -> None:
+    """The reference set in ``folder`` rewritten as version 1 wrote it: every array as it is, deflated."""
+    index = json.loads((folder / "toy.json").read_text())
+    with np.load(folder / "toy.npz") as data:
+        members = {name: data[name] for name in data.files}
+    arrays = {f"{run['arrays']}_{part}": value for run in index["runs"]
+              for part, value in unpacked(members, run["arrays"], index["version"]).items()}
+    to.mkdir()
+    np.savez_compressed(to / "toy.npz", version=np.asarray(1), **arrays)
+    (to / "toy.json").write_text(json.dumps({**index, "version": 1, "arrays_sha256": content_sha256(to / "toy.npz")}))
+
+
+def test_a_set_of_version_1_still_reads_and_materialises_the_same_runs(shipped, tmp_path):
+    """The committed table7 set is of version 1: a run materialised from it and from the same run exported
+    in version 2 are the same files, and score the same under every selection rule."""
+    root, _ = shipped
+    as_version_1(root / "ref", tmp_path / "v1")
+    for seed in (0, 1):
+        key = f"toy/toy/cnn/seed-{seed}"
+        old = settings_of(root, tmp_path / "old", tmp_path / "v1").shipped(key, strict=True)
+        new = settings_of(root, tmp_path / "new", root / "ref").shipped(key, strict=True)
+        for name in (PREDICTIONS, METRICS, "config.json", "history.csv"):
+            assert (old / name).read_bytes() == (new / name).read_bytes()
+        assert all(np.array_equal(getattr(load_record(old / EPOCHS), part), getattr(load_record(new / EPOCHS), part))
+                   for part in PARTS[:4])
+        assert [run_under(old, rule)[0] for rule in RULES] == [run_under(new, rule)[0] for rule in RULES]
+        original = root / "runs" / key  # and both are the run that was exported, to the last digit
+        assert (new / PREDICTIONS).read_bytes() == (original / PREDICTIONS).read_bytes()
+        assert np.array_equal(load_record(new / EPOCHS).validation, load_record(original / EPOCHS).validation)
+
+
+def test_an_arrays_file_of_another_version_than_its_index_is_refused_as_damaged(shipped, tmp_path):
+    root, _ = shipped
+    as_version_1(root / "ref", tmp_path / "v1")
+    index = json.loads((tmp_path / "v1" / "toy.json").read_text())
+    (tmp_path / "v1" / "toy.json").write_text(json.dumps({**index, "version": 2}))
+    with pytest.raises(Mismatch, match="damaged"):
+        settings_of(root, tmp_path / "a", tmp_path / "v1").shipped("toy/toy/cnn/seed-0", strict=True)
 
 
 def test_retrain_leaves_the_reference_set_out(shipped, monkeypatch):
