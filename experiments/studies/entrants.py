@@ -71,8 +71,8 @@ def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
 def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
     """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
     in the shape of a reproduction's cells."""
-    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
     runs: dict[str, list] = {}
     for cell, spec, plan in plans:
         run = score_run(plan, settings.store.place(runs_name, spec), settings.options.force)

@@ -42,13 +42,11 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     are saved apart from the cells.
     """
     protocol = experiment.protocol()
-    train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
-    variant = train.variant(protocol)
-    name = settings.experiment(experiment.name, protocol)
-    # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
-    training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     started = time.time()
     trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)), protocol)
+    train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
+    # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
+    training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     model_cells = [c for c in experiment.cells if c.model in trainable]
     tasks, owners, runs_of = [], [], {}
     for cell in model_cells:
@@ -65,12 +63,13 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = summarise_cell(cell, settings.corpora.load(cell.corpus), [results[i] for i in mine],
+            summaries[cell.key] = summarise_cell(cell, datasets[cell.corpus], [results[i] for i in mine],
                                              [tasks[i] for i in mine], seeds, train)
             tqdm.write(cell_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in model_cells}
     run_tasks(tasks, datasets, settings.executor, runs_name, finished)
+    name, variant = settings.experiment(experiment.name, protocol), train.variant(protocol)
     kept = [cell for cell in experiment.cells if cell.is_human or cell in model_cells]
     labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
     cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
