@@ -18,10 +18,11 @@ from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
 from experiments.runs.estimators import load_estimator
 from experiments.runs.keras_entrants import load_keras_model
+from experiments.runs.metrics import per_class_scores
 from experiments.runs.outside import load_predictions
 from experiments.runs.spec import RunSpec
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
+from experiments.studies.reproduce import aggregate, cell_runs
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset

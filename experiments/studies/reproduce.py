@@ -17,7 +17,7 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.reports.table import failure_note
 from experiments.runs import provenance
-from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, summary_stats
+from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, per_class_scores, summary_stats
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.spec import RunSpec
@@ -150,18 +150,6 @@ def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: li
             "metrics": {k: summary_stats([t[k] for t in tuned]) for k in METRICS if k in tuned[0]},
         }
     return summary
-
-
-def per_class_scores(label_names: tuple[str, ...], tests: list[dict], folds: list[int | None]) -> dict:
-    """Each class's (or label's) test precision, recall and F1 over the runs, with its support in the
-    test data they cover (the test split, or the test parts of the folds they ran on: ``folds`` is
-    each run's).  KoCoSa's paper reports per-class precision and recall; the multi-class tasks need
-    them to show which types are learnt."""
-    one_per_fold = list({fold: test for fold, test in zip(folds, tests)}.values())  # seeds share a fold's test
-    return {name: {**{score: summary_stats([t["per_class"][str(k)][score] for t in tests])
-                      for score in ("precision", "recall", "f1")},
-                   "support": sum(t["per_class"][str(k)]["support"] for t in one_per_fold)}
-            for k, name in enumerate(label_names)}
 
 
 def cell_line(cell: dict) -> str:
