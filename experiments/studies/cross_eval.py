@@ -35,6 +35,7 @@ from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats, undefined_metrics
 from experiments.runs.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.inference import run_config
+from experiments.runs.training import expected_hash
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
@@ -96,15 +97,17 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     every = [settings.task(name, RunSpec(train.name, model, seed, config))
              for model in models for train in datasets for seed in seeds]
     require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
+    by_name, data_dir = {d.name: d for d in datasets}, settings.corpora.data_dir
     for task in every:
         spec = task.spec
-        run = None if settings.options.force else settings.finished(name, spec)
+        run = None if settings.options.force else settings.store.finished(
+            task.place, expected_hash(spec, by_name[spec.corpus], data_dir))
         if run is not None:
             found[spec.model, spec.corpus, spec.seed] = run
         elif train_missing:
             keys.append((spec.model, spec.corpus, spec.seed))
             tasks.append(task)
-    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor, f"{name}: training")
+    results = run_tasks(tasks, by_name, settings.executor, f"{name}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
     return found, {key: result for key, result in zip(keys, results) if result.failure}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from experiments.runs.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
-from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
+from experiments.runs.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import CONFIG, RunStore, read_json
 from experiments.runs.training import expected_hash
@@ -109,7 +109,7 @@ class Settings:
         place = self.store.place(experiment, run)
         if self.reference is None or self.options.force or self.store.finished(place):
             return place
-        shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
+        shipped = self.shipped(key_of(place.directory))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
 
     def shipped(self, key: str, strict: bool = False) -> Path | None:
