@@ -147,11 +147,10 @@ class Settings:
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
-        place = self.place(experiment, run)
+        options = tuple(sorted(self.corpora.options(run.corpus).items()))
         if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
             self.corpora.load(run.corpus).require_context(run.train.context)
-        options = tuple(sorted(self.corpora.options(run.corpus).items()))
-        return RunTask(run, place, self.corpora.data_dir, options, self.options)
+        return RunTask(run, self.place(experiment, run), self.corpora.data_dir, options, self.options)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
