@@ -8,6 +8,7 @@ file, to a validated :class:`Dataset`.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import catalog  # noqa: F401  (the declarations register themselves in CORPORA and RESOURCES)
@@ -180,3 +181,23 @@ def _validated(dataset: Dataset) -> Dataset:
                 raise DataError(f"corpus '{dataset.name}': record {r.id!r} has auxiliary label {task}={index}, "
                                 f"not one of its declared tasks {dataset.aux_labels}")
     return dataset
+
+
+@dataclass
+class Corpora:
+    """The corpora of one command: read from ``data_dir`` with the command line's file-corpus
+    options (columns of file corpora, ``text_file`` of isarcasm-ids), each loaded once."""
+
+    data_dir: Path
+    file_options: dict = field(default_factory=dict)
+    _loaded: dict = field(default_factory=dict, repr=False)
+
+    def options(self, name: str) -> dict:
+        """The file-corpus options that apply to corpus ``name``."""
+        return corpus_options(name, **self.file_options)
+
+    def load(self, name: str) -> Dataset:
+        """Corpus ``name``, loaded once per command."""
+        if name not in self._loaded:
+            self._loaded[name] = load_corpus(name, self.data_dir, **self.options(name))
+        return self._loaded[name]

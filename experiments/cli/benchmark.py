@@ -61,9 +61,9 @@ def cross_eval(models, corpora, seeds, settings):
     each run is tested with its own vocabulary and preprocessing. Writes results/cross.{json,csv,md}
     and a heatmap per model in results/cross/.
     """
+    seeds = seed_list(seeds, settings.training.quick)
     result = run_cross(split_list(models, "--models") or classic_models(),
-                       split_list(corpora, "--corpora") or list(CORPORA), seed_list(seeds, settings.training.quick),
-                       settings)
+                       split_list(corpora, "--corpora") or list(CORPORA), seeds, settings)
     click.echo(Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8"))
     click.echo(f"heatmaps: {Path(settings.results_root, result['experiment'])}/heatmap-<model>.png")
 

@@ -205,11 +205,6 @@ def train_choice(ctx: click.Context, protocol_options: bool = False) -> TrainCho
     return choice
 
 
-def train_config(ctx: click.Context) -> TrainConfig:
-    """The TrainConfig of a command that trains outside every experiment (``train``)."""
-    return train_choice(ctx).over()
-
-
 def executor_of(params: dict) -> Executor:
     """Where the runs of a study are trained (:func:`jobs_option`), refusing options the executor
     does not read."""
@@ -251,14 +246,24 @@ def study_settings(ctx: click.Context, protocol_options: bool = False) -> Settin
                     reference_of(params.get("reference_dir")))
 
 
-def takes_settings(protocol_options: bool = False):
-    """A study command gets its :class:`Settings` (:func:`study_settings`) as ``settings``, in place of
-    the options it is parsed from (``protocol_options``: see :class:`TrainChoice`)."""
+def run_settings(ctx: click.Context) -> Settings:
+    """The :class:`Settings` of a command that trains one run outside every study (``train``): its corpora,
+    store, training options and run options; its store's folder is checked where it is first written."""
+    params = ctx.params
+    return Settings(corpora_of(ctx), RunStore(Path(params["output_dir"])), training=train_choice(ctx),
+                    options=RunOptions(force=params["force"], tensorboard=params["tensorboard"]))
+
+
+def takes_settings(protocol_options: bool = False, study: bool = True):
+    """A command gets its :class:`Settings` (:func:`study_settings`; :func:`run_settings` where not
+    ``study``) as ``settings``, in place of the options it is parsed from (``protocol_options``: see
+    :class:`TrainChoice`)."""
     def decorator(func):
         @functools.wraps(func)
         def command(*args, **params):
             ctx = click.get_current_context()
-            return func(*args, settings=study_settings(ctx, protocol_options),
+            settings = study_settings(ctx, protocol_options) if study else run_settings(ctx)
+            return func(*args, settings=settings,
                         **{name: value for name, value in params.items() if name not in STUDY_OPTIONS})
         return command
     return decorator

@@ -11,20 +11,20 @@ from experiments.cli.options import (
     data_dir,
     echo_json,
     file_corpus_options,
-    file_options,
     json_option,
     open_corpus,
     preprocess_options,
-    train_config,
+    takes_settings,
     training_options,
 )
 from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
 from experiments.reports.operating_point import floors_of
 from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.protocol import experiment_name
-from experiments.runs.spec import RunOptions, RunSpec
-from experiments.runs.store import FAILED, RunStore, safe_name, writable_folder
+from experiments.runs.spec import RunSpec
+from experiments.runs.store import FAILED, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
+from preprocessing.corpora import refuse_file_options
 from preprocessing.anyfile import file_format, read_texts
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError, tsv_field
@@ -39,8 +39,8 @@ from preprocessing.fileio import text_lines
 @training_options
 @preprocess_options
 @file_corpus_options
-@click.pass_context
-def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, quick, **options):
+@takes_settings(study=False)
+def train(corpus, model, seed, experiment, settings, **preprocess):
     """Train one model on one corpus with one seed and save the run.
 
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
@@ -49,15 +49,15 @@ def train(ctx, corpus, model, seed, experiment, output_dir, force, tensorboard, 
     from experiments.runs.training import train_run  # loads TensorFlow: only when a command trains
 
     safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
-    config = train_config(ctx)
-    dataset = open_corpus(ctx, corpus, **file_options(ctx))
+    config = settings.train
+    refuse_file_options(corpus, **settings.corpora.file_options)
+    dataset = settings.corpora.load(corpus)
     dataset.require_context(config.context)
-    preprocess = PreprocessConfig.given(ctx.params, dataset.language)
-    spec = RunSpec(corpus, model, seed, config, preprocess=preprocess)
+    spec = RunSpec(corpus, model, seed, config, preprocess=PreprocessConfig.given(preprocess, dataset.language))
+    writable_folder(settings.store.root, "--output-dir")  # checked once the corpus is read: a refused one makes no folder
     # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
-    place = RunStore(writable_folder(Path(output_dir), "--output-dir")).place(
-        experiment_name(experiment, config, preprocess=preprocess), spec)
-    result = train_run(spec, dataset, place, data_dir(ctx), RunOptions(force=force, tensorboard=tensorboard))
+    place = settings.store.place(experiment_name(experiment, config, preprocess=spec.preprocess), spec)
+    result = train_run(spec, dataset, place, settings.corpora.data_dir, settings.options)
     if result.failure:
         raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
                         f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "

@@ -151,6 +151,18 @@ def summary_stats(values) -> dict:
             "values": values}
 
 
+def per_class_scores(label_names: tuple[str, ...], tests: list[dict], folds: list[int | None]) -> dict:
+    """Each class's (or label's) test precision, recall and F1 over the runs, with its support in the
+    test data they cover (the test split, or the test parts of the folds they ran on: ``folds`` is
+    each run's).  KoCoSa's paper reports per-class precision and recall; the multi-class tasks need
+    them to show which types are learnt."""
+    one_per_fold = list({fold: test for fold, test in zip(folds, tests)}.values())  # seeds share a fold's test
+    return {name: {**{score: summary_stats([t["per_class"][str(k)][score] for t in tests])
+                      for score in ("precision", "recall", "f1")},
+                   "support": sum(t["per_class"][str(k)]["support"] for t in one_per_fold)}
+            for k, name in enumerate(label_names)}
+
+
 def best_threshold(gold, positive_probability, grid: np.ndarray | None = None) -> float:
     """The threshold maximising sarcastic-class F1 (used on VALIDATION data only)."""
     grid = np.round(np.arange(0.05, 0.951, 0.01), 2) if grid is None else grid

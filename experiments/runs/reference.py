@@ -68,7 +68,6 @@ from experiments.runs.store import (
     read_metrics,
     read_predictions,
     run_claim,
-    run_dir,
     write_json,
     write_run,
     write_text,
@@ -88,11 +87,6 @@ VERSION = 2
 SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "results" / "runs"
 
 log = logging.getLogger("isarcasm")
-
-
-def run_key(experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> str:
-    """A run's place in any store, relative to its root: how the reference set names its runs."""
-    return run_dir(Path(), experiment, corpus, model, seed, fold).as_posix()
 
 
 def key_of(directory: Path) -> str:

@@ -724,6 +724,13 @@ class RunStore:
         return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
 
     @staticmethod
+    def finished(place: RunPlace, config_hash: str | None = None) -> Path | None:
+        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration (any,
+        without ``config_hash``); None where it finds a failed run or none."""
+        found = RunStore.lookup(place, config_hash)
+        return found.directory if found and not found.failure else None
+
+    @staticmethod
     def produce(place: RunPlace, config_hash: str, write: Callable[[RunWriter], dict],
                 force: bool = False) -> RunResult:
         """The run of this configuration at ``place``: the one :meth:`lookup` finds (unless ``force``), else

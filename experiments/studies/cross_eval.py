@@ -35,6 +35,7 @@ from experiments.runs.console import chatty
 from experiments.runs.metrics import summary_stats, undefined_metrics
 from experiments.runs.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.inference import run_config
+from experiments.runs.training import expected_hash
 from experiments.runs.store import (
     PREDICTIONS,
     Predictions,
@@ -96,25 +97,27 @@ def training_runs(models: list[str], datasets: list[Dataset], seeds: list[int], 
     every = [settings.task(name, RunSpec(train.name, model, seed, config))
              for model in models for train in datasets for seed in seeds]
     require_distinct_folders(every)  # a reused run too: training another into its folder would replace it
+    by_name, data_dir = {d.name: d for d in datasets}, settings.corpora.data_dir
     for task in every:
         spec = task.spec
-        run = None if settings.options.force else settings.finished(name, spec)
+        run = None if settings.options.force else settings.store.finished(
+            task.place, expected_hash(spec, by_name[spec.corpus], data_dir))
         if run is not None:
             found[spec.model, spec.corpus, spec.seed] = run
         elif train_missing:
             keys.append((spec.model, spec.corpus, spec.seed))
             tasks.append(task)
-    results = run_tasks(tasks, {d.name: d for d in datasets}, settings.executor, f"{name}: training")
+    results = run_tasks(tasks, by_name, settings.executor, f"{name}: training")
     found.update((key, result.directory) for key, result in zip(keys, results) if not result.failure)
     return found, {key: result for key, result in zip(keys, results) if result.failure}
 
 
-def evaluations(run: Path, tests: list[Dataset], settings: Settings) -> list[Scored]:
-    """The run's result on each test corpus (loading the model only when an evaluation is not saved yet)."""
+def evaluations(run: Path, tests: list[Dataset], options_of: dict[str, dict], data_dir: Path,
+                force: bool = False) -> list[Scored]:
+    """The run's result on each test corpus, read with its file-corpus options (``options_of``: corpus
+    name -> options), loading the model only when an evaluation is not saved yet (``force``: always)."""
     from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
-    options_of = {test.name: settings.corpora.options(test.name) for test in tests}
-    data_dir, force = settings.corpora.data_dir, settings.options.force
     own = Scored.from_run(run)
     trained_on = run_config(run, ("corpus",))["corpus"]
     loaded = None
@@ -152,6 +155,8 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
         raise IsarcasmError("cross-dataset evaluation needs at least one corpus with a training split; "
                             + ", ".join(label[d.name] for d in datasets) + " have only a test split")
     runs, failed = training_runs(models, trainable, seeds, settings, train_missing)
+    options_of = {d.name: settings.corpora.options(d.name) for d in datasets}
+    data_dir, force = settings.corpora.data_dir, settings.options.force
     cells, missing = [], []
     progress = tqdm(total=len(runs), desc=f"{name}: evaluating", unit="run", dynamic_ncols=True,
                     disable=not chatty())
@@ -162,8 +167,8 @@ def cross_cells(models: list[str], corpora: list[str], seeds: list[int], setting
             for seed in seeds:
                 if (model, train.name, seed) in runs:
                     progress.set_postfix_str(f"{model} on {label[train.name]} seed {seed}")
-                    for bucket, scored in zip(per_test, evaluations(runs[model, train.name, seed], datasets,
-                                                                    settings)):
+                    scores = evaluations(runs[model, train.name, seed], datasets, options_of, data_dir, force)
+                    for bucket, scored in zip(per_test, scores):
                         bucket.append(scored)
                     progress.update()
             if absent:

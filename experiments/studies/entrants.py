@@ -18,10 +18,12 @@ from experiments.runs import provenance
 from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
 from experiments.runs.estimators import load_estimator
 from experiments.runs.keras_entrants import load_keras_model
+from experiments.runs.metrics import per_class_scores
 from experiments.runs.outside import load_predictions
 from experiments.runs.spec import RunSpec
+from experiments.runs.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs, per_class_scores
+from experiments.studies.reproduce import aggregate, cell_runs
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -71,27 +73,30 @@ def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
 def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
     """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
     in the shape of a reproduction's cells."""
-    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
+    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
     runs: dict[str, list] = {}
     for cell, spec, plan in plans:
         run = score_run(plan, settings.store.place(runs_name, spec), settings.options.force)
-        runs.setdefault(cell.key, []).append((spec.seed, spec.fold, run))
-    threshold = settings.train_for(experiment.protocol()).threshold  # the one its runs were planned with
-    return [_summary(cell, runs[cell.key], seeds, settings.corpora.load(cell.corpus), threshold) for cell in cells]
+        runs.setdefault(cell.key, []).append((spec, run))
+    datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
+    return [_summary(cell, runs[cell.key], seeds, datasets[cell.corpus]) for cell in cells]
 
 
-def _summary(cell: Cell, runs: list, seeds: list[int], dataset: Dataset, threshold: float) -> dict:
-    metrics = [run.metrics for _, _, run in runs]
-    summary = aggregate(cell, metrics, [str(run.directory) for _, _, run in runs], seeds)
-    summary["run_ids"] = [{"seed": seed, "fold": fold} for seed, fold, _ in runs]
-    summary["reused_runs"] = sum(run.skipped for _, _, run in runs)
+def _summary(cell: Cell, runs: list[tuple[RunSpec, RunResult]], seeds: list[int], dataset: Dataset) -> dict:
+    """A cell's summary over its runs (each with the spec it was planned from), its operating point at the
+    threshold they were planned with."""
+    metrics = [run.metrics for _, run in runs]
+    summary = aggregate(cell, metrics, [str(run.directory) for _, run in runs], seeds)
+    summary["run_ids"] = [{"seed": spec.seed, "fold": spec.fold} for spec, _ in runs]
+    summary["reused_runs"] = sum(run.skipped for _, run in runs)
     summary["entrant"] = {"kind": ENTRANTS.get(cell.model).kind, "description": ENTRANTS.get(cell.model).description}
     if cell.folds:
         summary["folds"] = len(dataset.folds)
     if dataset.is_binary:
-        summary["operating_point"] = operating_point([run.directory for _, _, run in runs], threshold)
-    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics], [f for _, f, _ in runs])
+        summary["operating_point"] = operating_point([run.directory for _, run in runs], runs[0][0].train.threshold)
+    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics],
+                                            [spec.fold for spec, _ in runs])
     return summary
 
 

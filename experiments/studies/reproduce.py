@@ -17,7 +17,7 @@ from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.reports.table import failure_note
 from experiments.runs import provenance
-from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, summary_stats
+from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, per_class_scores, summary_stats
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.spec import RunSpec
@@ -42,13 +42,11 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     are saved apart from the cells.
     """
     protocol = experiment.protocol()
-    train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
-    variant = train.variant(protocol)
-    name = settings.experiment(experiment.name, protocol)
-    # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
-    training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     started = time.time()
     trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)), protocol)
+    train = settings.train_for(protocol)  # what every run uses: its config.json, its hash and the variant's name
+    # tuned and grid are applied to the per-epoch record of best runs: train (or reuse) those
+    training, runs_name = train.trained(), settings.experiment(experiment.name, protocol, trained=True)
     model_cells = [c for c in experiment.cells if c.model in trainable]
     tasks, owners, runs_of = [], [], {}
     for cell in model_cells:
@@ -65,12 +63,13 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
         cell = owners[index]
         mine = runs_of[cell.key]
         if all(i in results for i in mine):
-            summaries[cell.key] = summarise_cell(cell, settings.corpora.load(cell.corpus), [results[i] for i in mine],
+            summaries[cell.key] = summarise_cell(cell, datasets[cell.corpus], [results[i] for i in mine],
                                              [tasks[i] for i in mine], seeds, train)
             tqdm.write(cell_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in model_cells}
     run_tasks(tasks, datasets, settings.executor, runs_name, finished)
+    name, variant = settings.experiment(experiment.name, protocol), train.variant(protocol)
     kept = [cell for cell in experiment.cells if cell.is_human or cell in model_cells]
     labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
     cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
@@ -151,18 +150,6 @@ def aggregate(cell: Cell, metrics: list[dict], directories: list[str], seeds: li
             "metrics": {k: summary_stats([t[k] for t in tuned]) for k in METRICS if k in tuned[0]},
         }
     return summary
-
-
-def per_class_scores(label_names: tuple[str, ...], tests: list[dict], folds: list[int | None]) -> dict:
-    """Each class's (or label's) test precision, recall and F1 over the runs, with its support in the
-    test data they cover (the test split, or the test parts of the folds they ran on: ``folds`` is
-    each run's).  KoCoSa's paper reports per-class precision and recall; the multi-class tasks need
-    them to show which types are learnt."""
-    one_per_fold = list({fold: test for fold, test in zip(folds, tests)}.values())  # seeds share a fold's test
-    return {name: {**{score: summary_stats([t["per_class"][str(k)][score] for t in tests])
-                      for score in ("precision", "recall", "f1")},
-                   "support": sum(t["per_class"][str(k)]["support"] for t in one_per_fold)}
-            for k, name in enumerate(label_names)}
 
 
 def cell_line(cell: dict) -> str:

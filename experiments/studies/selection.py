@@ -14,10 +14,11 @@ from pathlib import Path
 from experiments.reports.operating_point import operating_point_of
 from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
+from experiments.runs.metrics import per_class_scores
 from experiments.runs.store import EPOCHS
 from experiments.runs.trajectory import check_rule, run_under
 from experiments.studies.experiment import Cell, Reference
-from experiments.studies.reproduce import aggregate, per_class_scores
+from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError
 
 

@@ -13,13 +13,12 @@ from pathlib import Path
 
 from experiments.runs.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
-from experiments.runs.reference import Mismatch, ReferenceSet, key_of, run_key
+from experiments.runs.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import CONFIG, RunStore, read_json
 from experiments.runs.training import expected_hash
-from preprocessing.corpora import corpus_options, load_corpus
+from preprocessing.corpora import Corpora
 from preprocessing.errors import IsarcasmError
-from preprocessing.records import Dataset
 
 log = logging.getLogger("isarcasm")
 
@@ -69,26 +68,6 @@ class TrainChoice:
 
 
 @dataclass
-class Corpora:
-    """The corpora of one command: read from ``data_dir`` with the command line's file-corpus
-    options (columns of file corpora, ``text_file`` of isarcasm-ids), each loaded once."""
-
-    data_dir: Path
-    file_options: dict = field(default_factory=dict)
-    _loaded: dict = field(default_factory=dict, repr=False)
-
-    def options(self, name: str) -> dict:
-        """The file-corpus options that apply to corpus ``name``."""
-        return corpus_options(name, **self.file_options)
-
-    def load(self, name: str) -> Dataset:
-        """Corpus ``name``, loaded once per command."""
-        if name not in self._loaded:
-            self._loaded[name] = load_corpus(name, self.data_dir, **self.options(name))
-        return self._loaded[name]
-
-
-@dataclass
 class Settings:
     """Where a study's corpora, runs and results are, how its runs are trained and carried out
     (:class:`RunOptions`) and where (its executor), and the reference set it may take runs from
@@ -128,16 +107,10 @@ class Settings:
         reference run of the same key as its last twin (a local run always comes first; ``force``
         retrains, so it reads none)."""
         place = self.store.place(experiment, run)
-        if self.reference is None or self.options.force or self._finished_in(place):
+        if self.reference is None or self.options.force or self.store.finished(place):
             return place
-        shipped = self.shipped(run_key(experiment, run.corpus, run.model, run.seed, run.fold))
+        shipped = self.shipped(key_of(place.directory))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
-
-    def _finished_in(self, place: RunPlace, config_hash: str | None = None) -> Path | None:
-        """The folder of ``place`` that :meth:`RunStore.lookup` finds a finished run of this configuration (any,
-        without ``config_hash``) in; None where it finds a failed run or none."""
-        found = self.store.lookup(place, config_hash)
-        return found.directory if found and not found.failure else None
 
     def shipped(self, key: str, strict: bool = False) -> Path | None:
         """The reference run ``key`` (experiments/runs/reference.py), verified against the local data and
@@ -182,8 +155,8 @@ class Settings:
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
         (a failed run is no finished run: training it again reports its failure)."""
-        config_hash = expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
-        return self._finished_in(self.place(experiment, run), config_hash)
+        place = self.place(experiment, run)
+        return self.store.finished(place, expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir))
 
     def trainable(self, models: list[str], protocol: TrainConfig | None = None) -> list[str]:
         """The models these settings can train under ``protocol`` (:meth:`train_for`), in order; every

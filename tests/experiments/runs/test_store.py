@@ -177,6 +177,10 @@ def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
     assert found.directory == failed and found.failure == "non-finite loss" and found.skipped
     assert lookup(RunPlace(own, (twin,)), "other") is None and lookup(RunPlace(own), "abc") is None
     assert lookup(RunPlace(own, (twin,))).directory == twin  # any configuration
+    # what a study reuses: the folder of a finished run only (a failed one is trained again, to report its failure)
+    assert RunStore.finished(RunPlace(own, (failed, twin)), "abc") == twin
+    assert RunStore.finished(RunPlace(own, (damaged, failed)), "abc") is None
+    assert RunStore.finished(RunPlace(own, (twin,)), "other") is None and RunStore.finished(RunPlace(own, (twin,))) == twin
 
 
 def finished_metrics(writer: RunWriter) -> dict:
