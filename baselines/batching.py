@@ -119,8 +119,9 @@ def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -
     (silviu-oprea/sarcasm-cronos, src/data_and_resources_acl.py:54-61), which fills every batch with
     a fixed number of sarcastic and non-sarcastic tweets: each class's texts shuffled and dealt over
     ``count`` batches in equal parts, so a batch holds its class's share to within one text, the rows
-    of each batch shuffled.  Redrawn every epoch, as Keras' shuffled batches are; the authors' own
-    batches, formed once in corpus order, are :func:`class_ratio_once_rows`."""
+    of each batch shuffled.  Redrawn every epoch (Keras' shuffled batches are not: see
+    :func:`shuffled_rows`); the authors' own batches, formed once in corpus order, are
+    :func:`class_ratio_once_rows`."""
     parts = [np.array_split(rng.permutation(np.flatnonzero(labels == label)), count) for label in np.unique(labels)]
     return [rng.permutation(np.concatenate([part[i] for part in parts])) for i in range(count)]
 
@@ -176,6 +177,16 @@ def formed_once(draw):
     return the_same
 
 
+def in_new_order(draw):
+    """A draw of batches (``draw(rng)``) whose batches come in a new random order every epoch: what
+    fit() makes of a :class:`PaddedBatches`' batches, for batches fit() must take in order."""
+
+    def reordered(rng: np.random.Generator) -> list[np.ndarray]:
+        batches = draw(rng)
+        return [batches[index] for index in rng.permutation(len(batches))]
+    return reordered
+
+
 class PaddedBatches(keras.utils.PyDataset):
     """Training batches of the rows ``draw(rng)`` gives every epoch (``rng`` seeded with the run's seed),
     padded to ``max_len`` like Keras' shuffled batches: the exact engine's class-ratio batches
@@ -200,8 +211,10 @@ class PaddedBatches(keras.utils.PyDataset):
 
 
 def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[np.ndarray]:
-    """One epoch of shuffled batches: a permutation of the texts cut into ``batch_size`` pieces, as
-    Keras' ``fit(shuffle=True)`` makes them (with another random generator)."""
+    """Shuffled batches: a permutation of the texts cut into ``batch_size`` pieces, as Keras'
+    ``fit(shuffle=True)`` makes them (with another random generator).  On TensorFlow, after the run's
+    seeding, Keras makes them once and trains every epoch on them in the same order (see
+    :func:`experiments.runs.training.fit_data`)."""
     order = rng.permutation(size)
     return [order[start:start + batch_size] for start in range(0, size, batch_size)]
 
@@ -211,7 +224,8 @@ class SplitBatches(keras.utils.PyDataset):
     pieces cut to their own longest text, whose gradients the optimizer sums into one update.
 
     Every epoch ``draw(rng)`` gives the batches (the rows of each: :func:`shuffled_rows`,
-    :func:`class_ratio_rows`).  A batch's rows are sorted by length and split into ``parts`` pieces;
+    :func:`class_ratio_rows`), in the order they are trained: fit() must not shuffle the pieces
+    (``shuffle=False``), whose optimizer sums consecutive ones.  A batch's rows are sorted by length and split into ``parts`` pieces;
     each piece is one Keras step, and the optimizer (``gradient_accumulation_steps=parts``) averages
     the ``parts`` gradients before its one update.  Each row's loss is weighted by
     ``parts * len(piece) / len(batch)`` (times its class weight), so that average is the gradient of

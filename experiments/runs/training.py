@@ -451,15 +451,10 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     if train.batching in CLASS_RATIO and multi_label:
         raise IsarcasmError(f"--batching {train.batching} keeps one label's class ratio; '{plan.dataset.name}' is "
                             "multi-label")
-    batches, weights = _batches(plan, data)
     fit = dict(epochs=train.epochs, callbacks=callbacks, verbose=verbose)
     if not fast:  # Keras' own validation pass logs val_f1
         fit["validation_data"] = (data.x["validation"], data.y_fit["validation"])
-    if batches is None:
-        history = network.fit(data.x["train"], data.y_fit["train"], batch_size=train.batch_size, shuffle=True,
-                              class_weight=weights, **fit)
-    else:
-        history = network.fit(batches, class_weight=weights, **fit)
+    history = network.fit(**fit_data(plan, data), **fit)
     kept = {"best": (keeper.weights, keeper.epoch), "last": (network.get_weights(), train.epochs),
             **{rule: (recorder.weights[rule], recorder.epochs[rule]) for rule in recorder.keep}}
     own = "best" if train.selection == "tuned" else train.selection  # tuned: best's epoch, another threshold
@@ -468,35 +463,50 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                    {rule: weights for rule, (weights, _) in kept.items() if rule != own})
 
 
-def _batches(plan: _Plan, data: _Data):
-    """The training batches (None: Keras' shuffled batches of the arrays, the exact engine's) and the
-    class weights fit() is given (None unless ``--class-weight balanced``; the fast engine's pieces
-    carry them in their row weights)."""
+def fit_data(plan: _Plan, data: _Data) -> dict:
+    """What fit() trains on (its ``x``, ``y``, ``batch_size``, ``shuffle``, ``class_weight``).
+
+    The exact engine: Keras' shuffled batches of the arrays, or :class:`~baselines.batching.PaddedBatches`,
+    whose order fit() shuffles every epoch.  On TensorFlow, after the run's seeding, Keras' shuffled
+    batches are one permutation, the same batches in the same order every epoch (its seeded shuffle
+    starts again with each epoch's pass over the data; JAX and torch draw a new one every epoch).  The
+    fast engine's :class:`~baselines.batching.SplitBatches` give the same kind of batches (:func:`_draw`)
+    in their own order: fit() must not shuffle them, a batch's pieces being consecutive steps of one
+    update.  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
     from baselines.batching import LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow: only to train
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
     weights = class_weights(labels, data.y["train"].shape[1]) if train.class_weight == "balanced" else None
     if train.batching == "bucket":
-        return LengthBuckets(x, y, train.batch_size, plan.seed), weights
+        return dict(x=LengthBuckets(x, y, train.batch_size, plan.seed), class_weight=weights)
     draw = _draw(train, labels, data.corpus_order)
+    if train.engine == "exact" and train.batching == "shuffled":
+        return dict(x=x, y=y, batch_size=train.batch_size, shuffle=True, class_weight=weights)
     if train.engine == "exact":
-        return (None if train.batching == "shuffled" else PaddedBatches(x, y, draw, plan.seed)), weights
+        return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
-    return SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), None
+    return dict(x=SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), shuffle=False)
 
 
 def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
     """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`); ``order``:
-    each training text's position in the corpus."""
-    from baselines.batching import (  # loads TensorFlow: only when a model is trained
-        batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, shuffled_rows)
+    each training text's position in the corpus.  The fast engine's ``shuffled`` batches are drawn as
+    Keras draws the exact engine's (:func:`fit_data`): once on TensorFlow, every epoch on the other
+    backends; its class-ratio batches come in a new order every epoch, as fit() puts the exact engine's."""
+    import keras  # loads TensorFlow: only when a model is trained
 
+    from baselines.batching import (
+        batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, in_new_order, shuffled_rows)
+
+    if train.batching == "shuffled":  # only the fast engine draws them
+        draw = partial(shuffled_rows, size=len(labels), batch_size=train.batch_size)
+        return formed_once(draw) if keras.backend.backend() == "tensorflow" else draw
     if train.batching == "class-ratio":
-        return partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), train.batch_size))
-    if train.batching == "class-ratio-once":
-        return formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=train.batch_size))
-    return partial(shuffled_rows, size=len(labels), batch_size=train.batch_size)
+        draw = partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), train.batch_size))
+    else:
+        draw = formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=train.batch_size))
+    return draw if train.engine == "exact" else in_new_order(draw)
 
 
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:

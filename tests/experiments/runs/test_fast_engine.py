@@ -1,4 +1,6 @@
 """The fast engine: a batch computed as length-sorted pieces, their gradients summed into one update."""
+from types import SimpleNamespace
+
 import keras
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ from baselines import ModelConfig, build_model
 from baselines.batching import SplitBatches, class_ratio_rows, shuffled_rows, used_length
 from experiments.runs.protocol import TrainConfig
 from experiments.runs.selection import ValidationLogs
+from experiments.runs.training import fit_data, set_determinism
 
 
 def pieces_of(batches: SplitBatches) -> list:
@@ -133,3 +136,55 @@ def test_piece_adam_makes_the_padded_batchs_adam_updates_and_keras_accumulation_
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
     dense = _trained_weights(name, 2, keras.optimizers.Adam(0.05, gradient_accumulation_steps=2))
     assert not np.allclose(dense[0], whole[0], atol=1e-3)  # the word vectors: dense Adam is another optimiser
+
+
+class _NoteRows(keras.layers.Layer):
+    """Notes the rows of every call (a toy text's first token is its row + 2): fit() calls it once a step."""
+
+    def __init__(self, note, **kwargs):
+        super().__init__(**kwargs)
+        self.note = note  # a function: a list attribute would be Keras' tracked copy
+
+    def call(self, tokens):
+        self.note(sorted(np.asarray(tokens)[:, 0] - 2))
+        return tokens
+
+    def compute_output_spec(self, tokens):
+        return keras.KerasTensor(tokens.shape, tokens.dtype)
+
+
+def _steps(engine: str, epochs: int = 3) -> list[list]:
+    """Per epoch, the rows of each step fit() trains on, for ``engine`` on 20 toy texts in batches of 8,
+    seeded as a run is."""
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 11, size=20)
+    tokens = rng.integers(2, 40, size=(20, 10)).astype("int32")
+    tokens[:, 0] = np.arange(20) + 2
+    tokens[np.arange(10) >= lengths[:, None]] = 0
+    y = np.eye(2, dtype="float32")[lengths % 2]
+    plan = SimpleNamespace(train=TrainConfig(engine=engine, batch_size=8), seed=0)
+    data = SimpleNamespace(x={"train": {"tokens": tokens}}, y_fit={"train": y}, y={"train": y},
+                           corpus_order=np.arange(20))
+    set_determinism(0)
+    seen = []
+    inputs = {"tokens": keras.Input(shape=(None,), dtype="int32", name="tokens")}
+    embedded = keras.layers.Embedding(40, 4, mask_zero=True)(_NoteRows(seen.append)(inputs["tokens"]))
+    model = keras.Model(inputs, keras.layers.Dense(2, activation="softmax")(
+        keras.layers.GlobalAveragePooling1D()(embedded)))
+    model.compile(optimizer="sgd", loss="categorical_crossentropy", run_eagerly=True)
+    model.fit(**fit_data(plan, data), epochs=epochs, verbose=0)
+    per_epoch = len(seen) // epochs
+    return [seen[start:start + per_epoch] for start in range(0, len(seen), per_epoch)]
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="Keras draws them every epoch on JAX and torch")
+@pytest.mark.parametrize("engine", ["exact", "fast"])
+def test_both_engines_train_every_epoch_on_the_same_batches_in_the_same_order(engine):
+    """On TensorFlow Keras' shuffled batches are drawn once after the run's seeding (the exact engine's); the
+    fast engine's are too, and fit() takes each batch's pieces one after the other (they make one update)."""
+    epochs = _steps(engine)
+    assert epochs[1] == epochs[0] and epochs[2] == epochs[0]
+    steps = epochs[0]
+    batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
+    assert sorted(len(rows) for rows in batches) == [4, 8, 8]  # a piece pairs with its own batch's other half
+    assert sorted(row for rows in batches for row in rows) == list(range(20))
