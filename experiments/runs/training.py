@@ -101,6 +101,12 @@ def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
     return [f.path for f in CORPORA.get(dataset_name).files if checksums.get(Path(f.path).name, f.sha256) != f.sha256]
 
 
+#: The fast engine's revision, part of its runs' identity so that runs of an earlier one are never reused:
+#: 2 since its batches are drawn as the exact engine's (once per run on TensorFlow) and fit() keeps a batch's
+#: pieces together (docs/protocol.md#shuffled-once); 1 (no key) before, with PieceAdam or without.
+FAST_ENGINE_REVISION = 2
+
+
 def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict[str, str]) -> dict:
     """The part of config.json that determines the result (and so the config hash).
 
@@ -121,6 +127,8 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
         **plugin,
         # Another backend gives other numbers: never reuse a TensorFlow run for it (TensorFlow runs keep their hash).
         **({"keras_backend": backend} if backend else {}),
+        # Nor a run of an earlier fast engine (exact runs keep their hash).
+        **({"fast_engine_revision": FAST_ENGINE_REVISION} if train.engine == "fast" else {}),
         **lexicon,
         **({"aux_tasks": {task: list(classes) for task, classes in aux.items()}} if aux else {}),
         "corpus": dataset.name,

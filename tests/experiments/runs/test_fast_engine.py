@@ -188,3 +188,27 @@ def test_both_engines_train_every_epoch_on_the_same_batches_in_the_same_order(en
     batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
     assert sorted(len(rows) for rows in batches) == [4, 8, 8]  # a piece pairs with its own batch's other half
     assert sorted(row for rows in batches for row in rows) == list(range(20))
+
+
+def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_keep_their_hash(tmp_path):
+    """The fast engine's revision is part of its runs' identity (runs of the engine before the batch-draw fix
+    get another hash), and nothing is added for the exact engine, so every committed run keeps its hash."""
+    from toy_corpus import write_corpus
+
+    import experiments.runs.training as training
+    from experiments.runs.spec import RunSpec
+    from preprocessing.corpora import load_corpus
+
+    dataset = load_corpus(str(write_corpus(tmp_path / "toy.csv")), tmp_path, split_col="split")
+    hashes = {}
+    for engine in ("exact", "fast"):
+        for revision in (training.FAST_ENGINE_REVISION, training.FAST_ENGINE_REVISION + 1):
+            training.FAST_ENGINE_REVISION, saved = revision, training.FAST_ENGINE_REVISION
+            try:
+                hashes[engine, revision] = training.expected_hash(
+                    RunSpec(dataset.name, "cnn", 0, TrainConfig(engine=engine, embeddings="random")), dataset, tmp_path)
+            finally:
+                training.FAST_ENGINE_REVISION = saved
+    revision = training.FAST_ENGINE_REVISION
+    assert hashes["exact", revision] == hashes["exact", revision + 1]
+    assert len({hashes["fast", revision], hashes["fast", revision + 1], hashes["exact", revision]}) == 3
