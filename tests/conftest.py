@@ -119,3 +119,17 @@ def clean_entrants():
     yield
     ENTRANTS._items.clear()
     ENTRANTS._items.update(saved)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def other_backends_from_the_start(request, tmp_path_factory):
+    """The JAX and torch helpers of tests/experiments/runs/test_backends.py start with the session when tests
+    of theirs are selected, so that they train beside the tests before theirs (see ``Helpers`` there)."""
+    module = next((item.module for item in request.session.items
+                   if item.module.__name__.split(".")[-1] == "test_backends"), None)
+    if module is None:
+        yield
+        return
+    module.HELPERS.start(module.asked_for(request.session.items), tmp_path_factory)
+    yield
+    module.HELPERS.stop()

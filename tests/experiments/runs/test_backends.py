@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from backend_check import CASES
@@ -23,22 +24,60 @@ from locations import TESTS
 HELPER = TESTS / "backend_check.py"
 #: The backends other than TensorFlow (the one the rest of the suite runs on), and the package each needs.
 BACKENDS = {name: package for name, package in ALL_BACKENDS.items() if name != "tensorflow"}
-_reports: dict[str, dict] = {}
+
+
+class Helpers:
+    """One helper process per backend, each started once, writing its output to a file in its folder (a full
+    pipe would stop it).  tests/conftest.py starts the helpers of the selected tests with the session, so they
+    train beside the tests that come before these (most of which train tiny models in the one pytest process
+    and leave a core of a two-core machine partly free) instead of one after the other at their turn."""
+
+    def __init__(self) -> None:
+        self.running: dict[str, tuple[subprocess.Popen, Path]] = {}
+        self.reports: dict[str, dict] = {}
+
+    def start(self, backends: set[str], tmp_path_factory) -> None:
+        for backend in sorted(backends - set(self.running)):
+            if importlib.util.find_spec(BACKENDS[backend]) is not None:
+                folder = tmp_path_factory.mktemp(f"backend-{backend}")
+                env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "2"}
+                with open(folder / "output.txt", "w") as output:
+                    process = subprocess.Popen([sys.executable, str(HELPER), str(folder / "report.json"),
+                                                str(folder / "work")], env=env, stdout=output, stderr=output)
+                self.running[backend] = process, folder
+
+    def report(self, backend: str) -> dict:
+        if backend not in self.reports:
+            process, folder = self.running[backend]
+            process.wait(timeout=600)
+            path, output = folder / "report.json", (folder / "output.txt").read_text(errors="replace")
+            assert path.is_file(), f"{backend} helper wrote no report (exit {process.returncode}):\n{output[-3000:]}"
+            self.reports[backend] = json.loads(path.read_text())
+        return self.reports[backend]
+
+    def stop(self) -> None:
+        """End the helpers still running (the session stopped before their tests)."""
+        for process, _ in self.running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+HELPERS = Helpers()
+
+
+def asked_for(items) -> set[str]:
+    """The backends that the tests of this module among ``items`` are parametrised with."""
+    return {item.callspec.params["backend"] for item in items if item.module.__name__ == __name__
+            and "backend" in getattr(getattr(item, "callspec", None), "params", {})}
 
 
 def report(backend: str, tmp_path_factory) -> dict:
     """The helper's report for ``backend``, run once per test session."""
     if importlib.util.find_spec(BACKENDS[backend]) is None:
         pytest.skip(f"{BACKENDS[backend]} is not installed (pip install -e '.[backends]')")
-    if backend not in _reports:
-        folder = tmp_path_factory.mktemp(f"backend-{backend}")
-        env = {**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "2"}
-        done = subprocess.run([sys.executable, str(HELPER), str(folder / "report.json"), str(folder / "work")],
-                              env=env, capture_output=True, text=True, timeout=600)
-        path = folder / "report.json"
-        assert path.is_file(), f"{backend} helper wrote no report (exit {done.returncode}):\n{done.stderr[-3000:]}"
-        _reports[backend] = json.loads(path.read_text())
-    return _reports[backend]
+    HELPERS.start({backend}, tmp_path_factory)  # a no-op where tests/conftest.py started it with the session
+    return HELPERS.report(backend)
 
 
 def outcome(backend: str, check: str, tmp_path_factory) -> dict:

@@ -30,13 +30,29 @@ START_UP = (f"{ABSL_NOTICE}\n"
             "register cuFFT factory\n")
 
 
-def isarcasm(*args, env=None):
+def started(*args) -> subprocess.Popen:
+    """``isarcasm ARGS`` as a user runs it, in a Python process of its own, started: independent commands run
+    at once (each mostly keeps one core busy)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     environment.pop("TF_CPP_MIN_LOG_LEVEL", None)  # as a fresh shell has it: the suite's own default applies
-    environment.update(env or {})
     code = "import sys; from experiments.cli import main; sys.argv[0] = 'isarcasm'; main()"
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
-                          env=environment, timeout=300)
+    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=environment)
+
+
+def finished(*processes: subprocess.Popen) -> list[subprocess.CompletedProcess]:
+    """The processes' exit codes and output, once each has ended (killed after 300 s, as subprocess.run does)."""
+    done = []
+    try:
+        for process in processes:
+            stdout, stderr = process.communicate(timeout=300)
+            done.append(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr))
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    return done
 
 
 def test_native_start_up_lines_are_filtered_by_tf_cpp_min_log_level():
@@ -53,16 +69,18 @@ def test_train_evaluate_predict_and_a_quick_reproduction_print_no_foreign_line_w
     corpus = write_corpus(tmp_path / "toy.csv")
     runs, results = tmp_path / "runs", tmp_path / "results"
     common = ["--split-col", "split", "--embeddings", "random", "--output-dir", runs]
-    train = isarcasm("--data-dir", tmp_path, "-q", "train", "--corpus", corpus, "--model", "cnn", "--epochs", "1",
-                     *common)
-    assert train.returncode == 0, train.stderr
-    run = next(runs.glob("*/toy/cnn/seed-0"))
-    evaluate = isarcasm("--data-dir", tmp_path, "-q", "evaluate", run, "--corpus", corpus, "--split-col", "split")
-    predict = isarcasm("--data-dir", tmp_path, "-q", "predict", run, "--text", "coffee exam yeah right")
     experiment = tmp_path / "toy.toml"
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")  # --jobs 2: one worker
-    reproduce = isarcasm("--data-dir", tmp_path, "-q", "reproduce", experiment, "--quick", "--jobs", "2",
-                         "--results-dir", results, *common)
+    train, reproduce = finished(  # the quick reproduction trains other runs (2 epochs), never train's
+        started("--data-dir", tmp_path, "-q", "train", "--corpus", corpus, "--model", "cnn", "--epochs", "1",
+                *common),
+        started("--data-dir", tmp_path, "-q", "reproduce", experiment, "--quick", "--jobs", "2", "--results-dir",
+                results, *common))
+    assert train.returncode == 0, train.stderr
+    run = next(runs.glob("train-*/toy/cnn/seed-0"))
+    evaluate, predict = finished(
+        started("--data-dir", tmp_path, "-q", "evaluate", run, "--corpus", corpus, "--split-col", "split"),
+        started("--data-dir", tmp_path, "-q", "predict", run, "--text", "coffee exam yeah right"))
     for name, done in {"train": train, "evaluate": evaluate, "predict": predict, "reproduce": reproduce}.items():
         assert done.returncode == 0, f"{name}: {done.stderr}"
         assert not FOREIGN.search(done.stderr), f"{name} printed: {done.stderr}"
