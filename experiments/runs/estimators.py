@@ -48,8 +48,8 @@ def load_estimator(name: str, path: str | Path) -> Entrant:
                                                             str(path)))
 
     return enter(Entrant(name, "scikit-learn", f"{type(estimator).__name__} from {path.name}", prepare,
-                         source=f"{path.resolve()} sha256 {identity['sha256']}", origin=Origin(load_estimator, str(path)),
-                         cost=lambda train: FIT_COST * len(grid)))
+                         source=f"{path.resolve()} sha256 {identity['sha256']}",
+                         origin=Origin(load_estimator, str(path)), cost=lambda train: FIT_COST * len(grid)))
 
 
 def seeded(estimator, seed: int):

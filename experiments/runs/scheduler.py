@@ -145,7 +145,8 @@ def require_distinct_folders(tasks: list[RunTask]) -> None:
 
 def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Executor, description: str,
               on_done: Callable[[int, RunResult], None] | None = None) -> list[RunResult]:
-    """Train every task under one progress bar; return their results in task order.
+    """Produce every task (train it, or score an entrant's run) under one progress bar; return their results in
+    task order.
 
     ``on_done(index, result)`` is called as each run finishes (in the order they finish), e.g. to
     print a cell's summary once its last run is in.  A failed run (:attr:`RunResult.failure`) is

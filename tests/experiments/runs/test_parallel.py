@@ -108,9 +108,10 @@ def test_entrants_scored_by_two_workers_give_the_numbers_of_one(tmp_path):
     broken.write_text(BROKEN)
 
     def benchmark(name: str, given: list[str], jobs: int):
-        args = ["benchmark", name, *given, "--experiments", str(experiment), "--seeds", "2", "--split-col", "split",
-                "--resamples", "300", "--jobs", str(jobs), "--output-dir", str(tmp_path / f"jobs-{jobs}" / "runs"),
-                "--results-dir", str(tmp_path / f"jobs-{jobs}" / "results")]
+        folder = tmp_path / f"jobs-{jobs}"
+        args = ["benchmark", name, *given, "--experiments", str(experiment), "--seeds", "2", "--embeddings", "random",
+                "--split-col", "split", "--resamples", "300", "--jobs", str(jobs),
+                "--output-dir", str(folder / "runs"), "--results-dir", str(folder / "results")]
         return CliRunner().invoke(main, args)
 
     def scores(name: str, jobs: int) -> list:
