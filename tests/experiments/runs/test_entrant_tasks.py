@@ -107,8 +107,9 @@ def test_a_failing_entrant_stops_the_study_in_one_line_and_leaves_no_run(tmp_pat
                                        str(experiment), "--seeds", "1", "--split-col", "split",
                                        "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
     assert result.exit_code == 1 and "Traceback" not in result.output
-    # the progress bar, then the error in one line: as a trained run's error ends a reproduction
-    assert result.output.strip().splitlines()[-1].endswith("broken.py: fit raised ValueError: texts are not numbers")
+    *bar, error = result.output.strip().splitlines()  # the progress bar, then one line: as a trained run's error
+    assert error.endswith("broken.py: fit raised ValueError: texts are not numbers")
+    assert bar and all("%|" in line for line in bar)
     assert not run_dir(tmp_path / "runs", "table7", str(corpus), "broken", 0).exists()
     assert not (tmp_path / "res" / "benchmark-broken.json").exists()
 
