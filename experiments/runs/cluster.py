@@ -15,6 +15,10 @@ last, swapped in atomically.  The run is the one a local executor writes (same l
 configuration hash, reused by later invocations), with the node that trained it in the
 ``machine`` record of its config.json.
 
+A run that reads this machine's files (:attr:`~experiments.runs.scheduler.RunKind.detached` false: an
+entrant's estimator or prediction files) is produced here, in the driver, as ``--jobs 1`` would, and
+reported through the same ``finished``.
+
 Faults: a worker process or node that dies mid-run is retried by Ray (``max_retries`` times);
 nothing of a failed attempt reaches the store.  Finished runs are found by the driver before
 anything is submitted, so rerunning a killed sweep trains only what is missing.  Ctrl-C (or any
@@ -39,7 +43,7 @@ from pathlib import Path
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs import provenance
 from experiments.runs.console import set_up_worker_console
-from experiments.runs.scheduler import RunTask, by_cost, worker_environment
+from experiments.runs.scheduler import RunTask, by_cost, produce, worker_environment
 from experiments.runs.store import RunFiles, RunResult, RunStore, refuse_other_run, writable_folder
 from experiments.runs.training import Resources, data_checksums, expected_hash, train_detached
 from preprocessing.errors import IsarcasmError
@@ -95,6 +99,9 @@ class RayExecutor:
         ray = import_ray()
         todo = []
         for index, task in enumerate(tasks):
+            if not task.kind.detached:  # it reads files of this machine: produced here
+                finished(index, produce(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
+                continue
             config_hash = expected_hash(task.spec, datasets[task.spec.corpus], task.data_dir)
             done = None if task.options.force else RunStore.lookup(task.place, config_hash)
             if done:

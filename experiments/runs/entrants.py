@@ -18,6 +18,10 @@ sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiment
 the benchmark read these runs like any other.  The protocol is the trained runs': the splits are
 :func:`~experiments.runs.protocol.make_splits`' with the run's seed, so hyper-parameters are chosen
 on the validation split the neural runs choose their epoch on, and the test split is only scored.
+
+A study hands an entrant's runs to the scheduler as trained runs are handed (:func:`scoring` gives the
+task's kind, :class:`Scoring`), so ``--jobs`` and the progress bar treat both alike; a worker process
+registers a user's entrant again from its :class:`Origin` (the loader and the path given).
 """
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ from preprocessing.checksums import file_checksums
 from experiments.runs.footprint import COSTS, RunMeter, texts_per_second, timed
 from experiments.runs.metrics import main_metric_for, predict_labels, score
 from experiments.runs.protocol import Splits, TrainConfig, make_splits
-from experiments.runs.spec import RunPlace, RunSpec
+from experiments.runs.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.store import (
     CONFIG,
     ENTRANT,
@@ -128,6 +132,26 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """What another process registers a user's entrant from: ``load(name, path)``, one of the loaders
+    (pickled by its name), and the file or folder as given (a worker process shares the command's folder)."""
+
+    load: Callable[[str, str], "Entrant"]
+    path: str
+
+
+def costless(train: TrainConfig) -> float:
+    """The cost of a run with nothing to fit (a constant, predictions read from a file)."""
+    return 0.0
+
+
+#: One fit of the TF-IDF + logistic regression pipeline, per training example, in the units of
+#: ``ModelSpec.cost`` (one LSTM epoch is 1): Table 7's tfidf-lr runs took 5 s for 5 fits, the LSTM's 84 s
+#: for 30 epochs.  Only the order of a sweep's runs depends on it.
+FIT_COST = 0.4
+
+
+@dataclass(frozen=True)
 class Entrant:
     name: str
     #: "reference" (a built-in reference row), "scikit-learn", "predictions" or "keras".
@@ -139,6 +163,11 @@ class Entrant:
     binary_only: bool = False
     #: Where a user's entrant came from (its file or folder); empty for the built-in ones.
     source: str = ""
+    #: How a worker process registers it too (None: a built-in one, registered wherever this module is imported).
+    origin: Origin | None = None
+    #: A run's expected time per training example under the run's settings, in the units of
+    #: ``ModelSpec.cost``: it only orders a sweep's runs, most expensive first.
+    cost: Callable[[TrainConfig], float] = costless
 
 
 ENTRANTS: Registry[Entrant] = Registry("entrant")
@@ -215,6 +244,39 @@ def plan_run(run: RunSpec, dataset: Dataset, data_dir: Path) -> Plan:
                    "validation_source": splits.validation_source},
     }
     return Plan(entrant, job, prepared, config, provenance.config_hash(config))
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """The kind of a scheduler's task (:class:`experiments.runs.scheduler.RunKind`) whose run an entrant
+    scores: planned and scored (:func:`plan_run`, :func:`score_run`) in whichever process the executor
+    chooses.  It holds the entrant's :class:`Origin`, not the entrant, so it travels to a worker."""
+
+    origin: Origin | None = None
+    #: An entrant reads files of this machine (its estimator's, its predictions): never on a Ray node.
+    detached = False
+
+    def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
+                options: RunOptions) -> RunResult:
+        self.entrant(spec.model)
+        return score_run(plan_run(spec, dataset, data_dir), place, options.force)
+
+    def cost(self, spec: RunSpec, dataset: Dataset) -> float:
+        return self.entrant(spec.model).cost(spec.train) * spec.training_examples(dataset)
+
+    def entrant(self, name: str) -> Entrant:
+        """Entrant ``name``, registered from :attr:`origin` first in a process that has not registered it."""
+        if name not in ENTRANTS and self.origin is not None:
+            self.origin.load(name, self.origin.path)
+        if name not in ENTRANTS:
+            raise IsarcasmError(f"entrant '{name}' exists only in the process that registered it (no file or folder "
+                                "to load it from in a worker process); run it with --jobs 1")
+        return ENTRANTS.get(name)
+
+
+def scoring(name: str) -> Scoring:
+    """The kind of the scheduler's tasks that score entrant ``name``'s runs."""
+    return Scoring(ENTRANTS.get(name).origin)
 
 
 def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
@@ -392,4 +454,5 @@ ENTRANTS.add("majority", Entrant("majority", "reference", "every text labelled t
                                  _constant("majority", majority_class)))
 ENTRANTS.add("tfidf-lr", Entrant("tfidf-lr", "reference",
                                  "word 1-2 and character 2-5 n-gram TF-IDF + logistic regression (class-balanced), "
-                                 "C chosen on validation", _tfidf_lr))
+                                 "C chosen on validation", _tfidf_lr,
+                                 cost=lambda train: FIT_COST * sum(map(len, TFIDF_LR_GRID.values()))))

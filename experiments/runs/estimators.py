@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sklearn.model_selection import ParameterGrid
 
-from experiments.runs.entrants import Entrant, Job, Prepared, enter, fit_on_validation
+from experiments.runs.entrants import FIT_COST, Entrant, Job, Origin, Prepared, enter, fit_on_validation
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256, require_file
 
@@ -48,7 +48,8 @@ def load_estimator(name: str, path: str | Path) -> Entrant:
                                                             str(path)))
 
     return enter(Entrant(name, "scikit-learn", f"{type(estimator).__name__} from {path.name}", prepare,
-                         source=f"{path.resolve()} sha256 {identity['sha256']}"))
+                         source=f"{path.resolve()} sha256 {identity['sha256']}",
+                         origin=Origin(load_estimator, str(path)), cost=lambda train: FIT_COST * len(grid)))
 
 
 def seeded(estimator, seed: int):

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.entrants import Entrant, Job, Prepared, Scores, calling, enter
+from experiments.runs.entrants import Entrant, Job, Origin, Prepared, Scores, calling, enter
 from experiments.runs.estimators import user_function
 from experiments.runs.footprint import timed
 from experiments.runs.training import class_weights, set_determinism
@@ -47,6 +47,9 @@ LEARNING_RATE = "LEARNING_RATE"
 DECLARED = "SETTINGS"
 #: A softmax row sums to 1 within this (float32 arithmetic).
 SUM_TOLERANCE = 1e-3
+#: An epoch's cost per training example, in the units of ``ModelSpec.cost`` (the LSTM's): unknown for a
+#: user's model, so the LSTM's.  Only the order of a sweep's runs depends on it.
+EPOCH_COST = 1.0
 
 
 def load_keras_model(name: str, path: str | Path) -> Entrant:
@@ -78,7 +81,8 @@ def load_keras_model(name: str, path: str | Path) -> Entrant:
         return Prepared(identity, lambda: train_and_select(job, path, build, identity["learning_rate"]))
 
     return enter(Entrant(name, "keras", f"Keras model from {path.name}", prepare,
-                         source=f"{path.resolve()} sha256 {sha256}"))
+                         source=f"{path.resolve()} sha256 {sha256}", origin=Origin(load_keras_model, str(path)),
+                         cost=lambda train: EPOCH_COST * train.epochs))
 
 
 def train_and_select(job: Job, path: Path, build, learning_rate: float) -> Scores:

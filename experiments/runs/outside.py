@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.entrants import Entrant, Job, Prepared, Scores, enter
+from experiments.runs.entrants import Entrant, Job, Origin, Prepared, Scores, enter
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256, parse_label, read_csv, require_file
@@ -43,7 +43,7 @@ def load_predictions(name: str, folder: str | Path) -> Entrant:
                                        chosen={"file": str(path.resolve())}))
 
     return enter(Entrant(name, "predictions", f"predictions from {folder}", prepare, binary_only=True,
-                         source=str(folder.resolve())))
+                         source=str(folder.resolve()), origin=Origin(load_predictions, str(folder))))
 
 
 def predictions_file(folder: Path, corpus: str, seed: int) -> Path:

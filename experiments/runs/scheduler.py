@@ -12,6 +12,12 @@ given every core (docs/results/speed.md has the measurement).  ``--jobs N`` star
 them runs.  Each run is still one :func:`experiments.runs.training.train_run` with its own seed,
 so it writes the same files and is reused the same way as when trained alone.
 
+A task's :class:`RunKind` says how its run is produced and what it costs: :class:`Trained` (a model of
+the registry, trained) or :class:`experiments.runs.entrants.Scoring` (an entrant's run, scored: a
+reference row, a scikit-learn estimator, outside predictions, a Keras model entrant).  Executors call
+the kind and never ask which one it is, so ``--jobs``, the progress bar and a failing run treat both
+alike; a kind is plain data, so a worker process gets it with its task.
+
 Workers take the runs most expensive first (:func:`by_cost`): run costs differ
 many times over between models (Dense-LSTM's against a CNN's), and a sweep whose
 last run is a long one leaves the other workers idle while it finishes.
@@ -44,16 +50,52 @@ from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
 
 
+class RunKind(Protocol):
+    """How a task's run is produced and what it costs; picklable (a worker process gets it with its task)."""
+
+    #: Whether a Ray node can produce it without this machine's files (:func:`training.train_detached`); an
+    #: executor that runs tasks elsewhere produces the other runs in this process.
+    detached: bool
+
+    def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
+                options: RunOptions) -> RunResult:
+        """Write the run (or find it finished) through :meth:`RunStore.produce`; its result."""
+
+    def cost(self, spec: RunSpec, dataset: Dataset) -> float:
+        """The run's expected time, in the units of :attr:`baselines.registry.ModelSpec.cost` x training
+        examples x epochs: it only orders a sweep's runs."""
+
+
+@dataclass(frozen=True)
+class Trained:
+    """The run of a model of the registry (built in or a ``--model-module`` plugin, which every worker
+    loads): trained by :func:`experiments.runs.training.train_run`."""
+
+    detached = True
+
+    def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
+                options: RunOptions) -> RunResult:
+        return train_run(spec, dataset, place, data_dir, options)
+
+    def cost(self, spec: RunSpec, dataset: Dataset) -> float:
+        """The model's relative cost (``ModelSpec.cost``) times its training examples and epochs."""
+        from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+
+        return MODELS.get(spec.model).cost * spec.training_examples(dataset) * spec.train.epochs
+
+
 @dataclass(frozen=True)
 class RunTask:
-    """One run to train: everything a worker process needs to do it.  ``corpus_options`` are the
-    reader options ``spec.corpus`` is loaded with (a researcher's file: its columns)."""
+    """One run to produce: everything a worker process needs to do it.  ``corpus_options`` are the
+    reader options ``spec.corpus`` is loaded with (a researcher's file: its columns); ``kind`` how the
+    run is produced (trained, unless an entrant scores it)."""
 
     spec: RunSpec
     place: RunPlace
     data_dir: Path
     corpus_options: tuple[tuple[str, object], ...] = ()
     options: RunOptions = RunOptions()
+    kind: RunKind = Trained()
 
     def with_verbose(self, verbose: int) -> "RunTask":
         """The task as an executor runs it: Keras' output is the executor's to choose."""
@@ -74,23 +116,18 @@ def cores() -> int:
 
 
 def by_cost(tasks: list[RunTask], datasets: dict[str, Dataset]) -> list[int]:
-    """Task indices, the longest expected training first (longest processing time first): the
-    model's relative cost (``ModelSpec.cost``) times its training examples and epochs.  Only the
-    order in which runs start changes; each run's numbers do not depend on it."""
-    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
-
+    """Task indices, the longest expected run first (longest processing time first), by each task's
+    :meth:`RunKind.cost`.  Only the order in which runs start changes; each run's numbers do not depend on it."""
     def cost(index: int) -> float:
-        spec = tasks[index].spec
-        examples = len(datasets[spec.corpus].records)
-        if spec.train.max_train is not None:
-            examples = min(examples, spec.train.max_train)
-        return MODELS.get(spec.model).cost * examples * spec.train.epochs
+        task = tasks[index]
+        return task.kind.cost(task.spec, datasets[task.spec.corpus])
 
     return sorted(range(len(tasks)), key=cost, reverse=True)
 
 
-def train_task(task: RunTask, dataset: Dataset) -> RunResult:
-    return train_run(task.spec, dataset, task.place, task.data_dir, task.options)
+def produce(task: RunTask, dataset: Dataset) -> RunResult:
+    """The task's run, produced as its kind does it, in this process."""
+    return task.kind.produce(task.spec, dataset, task.place, task.data_dir, task.options)
 
 
 def require_distinct_folders(tasks: list[RunTask]) -> None:
@@ -108,7 +145,8 @@ def require_distinct_folders(tasks: list[RunTask]) -> None:
 
 def run_tasks(tasks: list[RunTask], datasets: dict[str, Dataset], executor: Executor, description: str,
               on_done: Callable[[int, RunResult], None] | None = None) -> list[RunResult]:
-    """Train every task under one progress bar; return their results in task order.
+    """Produce every task (train it, or score an entrant's run) under one progress bar; return their results in
+    task order.
 
     ``on_done(index, result)`` is called as each run finishes (in the order they finish), e.g. to
     print a cell's summary once its last run is in.  A failed run (:attr:`RunResult.failure`) is
@@ -152,7 +190,7 @@ class LocalExecutor:
         provenance.start_sweep(jobs)  # the runs below record it beside their costs
         if jobs <= 1:
             for index, task in enumerate(tasks):
-                finished(index, train_task(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
+                finished(index, produce(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
             return
         from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
 
@@ -161,7 +199,7 @@ class LocalExecutor:
                                    initializer=_start_worker,
                                    initargs=(threads, plugin_files(), os.getpid()))
         try:
-            futures = {pool.submit(_train_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
+            futures = {pool.submit(_produce_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
             for future in as_completed(futures):
                 finished(futures[future], future.result())
         except KeyboardInterrupt:
@@ -238,8 +276,8 @@ def _watch_parent(parent: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _train_in_worker(task: RunTask) -> RunResult:
-    return train_task(task.with_verbose(0), worker_dataset(task))
+def _produce_in_worker(task: RunTask) -> RunResult:
+    return produce(task.with_verbose(0), worker_dataset(task))
 
 
 def worker_dataset(task: RunTask) -> Dataset:

@@ -32,6 +32,12 @@ class RunSpec:
     def preprocessing(self, dataset: Dataset) -> PreprocessConfig:
         return self.preprocess or PreprocessConfig(language=dataset.language)
 
+    def training_examples(self, dataset: Dataset) -> int:
+        """The most texts the run trains on: the corpus' size, capped by ``--quick``'s ``max_train`` (what a
+        scheduler weighs a run's cost by)."""
+        examples = len(dataset.records)
+        return examples if self.train.max_train is None else min(examples, self.train.max_train)
+
     def describe(self) -> str:
         """How progress lines and errors name the run."""
         return f"{self.corpus}/{self.model} seed {self.seed}" + ("" if self.fold is None else f" fold {self.fold + 1}")

@@ -2,7 +2,9 @@
 
 Every run of an entrant (:mod:`experiments.runs.entrants`) is settled first, for every cell and seed,
 and only then scored and written: a refused input (a predictions file with a wrong id, a corpus
-an entrant cannot score) stops the study with one line before anything is written.  The runs
+an entrant cannot score) stops the study with one line before anything is written.  They are scored
+as trained runs are trained: tasks of the study's executor (:func:`~experiments.runs.scheduler.run_tasks`,
+``--jobs``), whose kind (:func:`~experiments.runs.entrants.scoring`) scores them.  The runs
 go to the same folders as the trained runs of the experiment (``<runs>/<experiment>/<corpus>/<name>/
 seed-N``), and finished ones are reused wherever they are in the store.
 """
@@ -15,11 +17,12 @@ from dataclasses import asdict
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
 from experiments.runs import provenance
-from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, score_run
+from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, scoring
 from experiments.runs.estimators import load_estimator
 from experiments.runs.keras_entrants import load_keras_model
 from experiments.runs.metrics import per_class_scores
 from experiments.runs.outside import load_predictions
+from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.spec import RunSpec
 from experiments.runs.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
@@ -75,11 +78,13 @@ def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], s
     in the shape of a reproduction's cells."""
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
     runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    runs: dict[str, list] = {}
-    for cell, spec, plan in plans:
-        run = score_run(plan, settings.store.place(runs_name, spec), settings.options.force)
-        runs.setdefault(cell.key, []).append((spec, run))
+    tasks = [RunTask(spec, settings.store.place(runs_name, spec), settings.corpora.data_dir,
+                     tuple(sorted(settings.corpora.options(spec.corpus).items())), settings.options,
+                     scoring(spec.model)) for _, spec, _ in plans]
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
+    runs: dict[str, list] = {}
+    for (cell, spec, _), run in zip(plans, run_tasks(tasks, datasets, settings.executor, runs_name)):
+        runs.setdefault(cell.key, []).append((spec, run))
     return [_summary(cell, runs[cell.key], seeds, datasets[cell.corpus]) for cell in cells]
 
 

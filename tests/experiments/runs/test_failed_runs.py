@@ -14,7 +14,7 @@ from experiments.cli import main
 from experiments.reports.table import markdown_report
 from experiments.runs.metrics import NonFinite, score
 from experiments.runs.protocol import TrainConfig
-from experiments.runs.scheduler import RunTask, train_task
+from experiments.runs.scheduler import RunTask, produce
 from experiments.runs.spec import RunPlace, RunSpec
 from experiments.studies.experiment import Cell
 from experiments.studies.reproduce import cell_line, summarise_cell
@@ -98,7 +98,7 @@ def test_a_study_reports_the_failed_seed_and_averages_the_others(corpus_file, tm
     diverging = TrainConfig(epochs=2, batch_size=32, embeddings="random", learning_rate=1e30)
     tasks = [RunTask(RunSpec(dataset.name, "cnn", seed, train), RunPlace(tmp_path / f"seed-{seed}"), corpus_file.parent)
              for seed, train in ((0, FAST), (1, diverging))]
-    finished, failed = (train_task(task.with_verbose(0), dataset) for task in tasks)
+    finished, failed = (produce(task.with_verbose(0), dataset) for task in tasks)
     assert failed.failure and not finished.failure
     cell = summarise_cell(Cell(str(corpus_file), "cnn"), dataset, [finished, failed], tasks, [0, 1], FAST)
     assert cell["metrics"]["f1_sarcastic"]["values"] == [finished.metrics["test"]["f1_sarcastic"]]

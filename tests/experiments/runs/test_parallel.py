@@ -1,6 +1,7 @@
 """``reproduce --jobs N``: runs trained in worker processes give the same numbers and files as one at a time."""
 import json
 
+import pytest
 from click.testing import CliRunner
 from toy_corpus import write_corpus
 
@@ -89,3 +90,41 @@ def test_workers_take_the_most_expensive_runs_first(tmp_path):
              for name, model in [("small", "cnn"), ("small", "lstm"), ("large", "cnn"), ("small", "dense-lstm")]]
     order = [(tasks[i].spec.corpus, tasks[i].spec.model) for i in scheduler.by_cost(tasks, datasets)]
     assert order == [("small", "dense-lstm"), ("large", "cnn"), ("small", "lstm"), ("small", "cnn")]
+
+
+@pytest.mark.usefixtures("clean_entrants")
+def test_entrants_scored_by_two_workers_give_the_numbers_of_one(tmp_path):
+    """A user's scikit-learn estimator and outside predictions (and the reference rows beside them) are the
+    scheduler's tasks: two worker processes, which register the entrants from their files, score the
+    runs one process scores, and a failing entrant ends the study in the same one line."""
+    from locations import ROOT
+    from test_entrant_tasks import BROKEN, write_predictions
+
+    corpus = write_corpus(tmp_path / "toy.csv")
+    experiment = tmp_path / "mini.toml"
+    experiment.write_text(f"name = 'table7'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
+    predictions = write_predictions(tmp_path / "preds")
+    broken = tmp_path / "broken.py"
+    broken.write_text(BROKEN)
+
+    def benchmark(name: str, given: list[str], jobs: int):
+        folder = tmp_path / f"jobs-{jobs}"
+        args = ["benchmark", name, *given, "--experiments", str(experiment), "--seeds", "2", "--embeddings", "random",
+                "--split-col", "split", "--resamples", "300", "--jobs", str(jobs),
+                "--output-dir", str(folder / "runs"), "--results-dir", str(folder / "results")]
+        return CliRunner().invoke(main, args)
+
+    def scores(name: str, jobs: int) -> list:
+        cell = json.loads((tmp_path / f"jobs-{jobs}" / "results" / f"benchmark-{name}.json").read_text())["cells"][0]
+        return [cell["candidate"]["values"], *[(row["model"], row["values"], row["p_value"])
+                                               for row in cell["references"]]]
+
+    for name, given in (("svm", ["--estimator", str(ROOT / "examples" / "sklearn_pipeline.py")]),
+                        ("cues", ["--predictions", str(predictions)])):
+        alone, together = benchmark(name, given, 1), benchmark(name, given, 2)
+        assert alone.exit_code == 0 and together.exit_code == 0, alone.output + together.output
+        assert scores(name, 2) == scores(name, 1)
+    failed = [benchmark("broken", ["--estimator", str(broken)], jobs) for jobs in (1, 2)]
+    assert [f.exit_code for f in failed] == [1, 1]
+    assert {f.output.strip().splitlines()[-1] for f in failed} == {
+        f"Error: {broken}: fit raised ValueError: texts are not numbers"}

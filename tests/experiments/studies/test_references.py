@@ -148,7 +148,8 @@ def test_reproduce_references_adds_a_section_and_leaves_the_model_runs_alone(toy
     tfidf = saved["reference_rows"][2]
     assert tfidf["runs"] == [str(run_dir(root / "runs", f"mini-{VARIANT}", str(corpus), "tfidf-lr", 0))]
     assert tfidf["metrics"]["f1_sarcastic"]["mean"] == 1.0
-    paper_table, references = unpadded(result.output).split("## Reference rows (not from the paper)")
+    # stdout: the progress bars (stderr) name the runs, tfidf-lr's too
+    paper_table, references = unpadded(result.stdout).split("## Reference rows (not from the paper)")
     assert "tfidf-lr" not in paper_table and "| mini | cnn | f1_sarcastic |" in paper_table
     assert "| mini | tfidf-lr | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in references
     # The reference runs are paired with the model's by the significance tests as any run is.
