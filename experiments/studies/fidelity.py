@@ -102,7 +102,7 @@ def fidelity(experiment: str, results_root: Path, localised=lambda result: resul
     for key, _, suffix, rule in PROTOCOLS:
         result = localised(_load(results_root, experiment, suffix))
         loaded[key] = reselect(result, rule) if rule else result
-    elements = _element_results(results_root, experiment)
+    elements = _element_results(results_root, experiment, ELEMENTS)  # its protocols are compared whole above
     cells = []
     for cell in loaded["as-written"]["cells"]:
         paper = paper_numbers(cell)
@@ -206,7 +206,7 @@ def elements(experiment: str, results_root: Path) -> dict:
     from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
     corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
     base = _load(results_root, experiment, "")
-    found = _element_results(results_root, experiment)
+    found = _element_results(results_root, experiment, (*ELEMENTS, *TOGETHER))
     if not found:
         raise IsarcasmError(f"no results of a single element of '{experiment}' in {results_root}/: make one with "
                             f"`isarcasm reproduce {experiment} {ELEMENTS[0].options}` (the others: docs/protocol.md)")
@@ -224,9 +224,9 @@ def elements(experiment: str, results_root: Path) -> dict:
             **provenance.record(), "cells": cells}
 
 
-def _element_results(results_root: Path, experiment: str) -> dict[str, dict]:
-    """The results of each element alone that ``results_root`` holds, by label."""
-    return {element.label: _load(results_root, experiment, element.suffix) for element in (*ELEMENTS, *TOGETHER)
+def _element_results(results_root: Path, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
+    """The results of each of ``elements`` that ``results_root`` holds, by label."""
+    return {element.label: _load(results_root, experiment, element.suffix) for element in elements
             if (results_root / f"{experiment}{element.suffix}.json").is_file()}
 
 
