@@ -144,6 +144,11 @@ def _cell(result: dict, model: str, corpus: str) -> dict | None:
     return next((c for c in result["cells"] if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
 
 
+#: How F1 values over seeds stand to the paper's one run: the mean within 0.03 of it, the paper inside their range.
+NEAR_THE_PAPER = {"within_0.03": lambda values, paper: abs(float(np.mean(values)) - paper) <= 0.03,
+                  "paper_in_range": lambda values, paper: min(values) <= paper <= max(values)}
+
+
 def _summary(cell: dict, paper_f1: float) -> dict:
     values, macro = cell["metrics"][F1]["values"], cell["metrics"]["f1_macro"]["values"]
     point = cell.get("operating_point") or {}
@@ -151,10 +156,9 @@ def _summary(cell: dict, paper_f1: float) -> dict:
         "seeds": cell["seeds"],
         **{metric: cell["metrics"][metric] for metric in (F1, P, R, "f1_macro")},
         "min": min(values), "max": max(values),
-        "paper_in_range": min(values) <= paper_f1 <= max(values),
-        "within_0.03": abs(float(np.mean(values)) - paper_f1) <= 0.03,
-        "paper_in_macro_range": min(macro) <= paper_f1 <= max(macro),
-        "macro_within_0.03": abs(float(np.mean(macro)) - paper_f1) <= 0.03,
+        **{test: check(values, paper_f1) for test, check in NEAR_THE_PAPER.items()},
+        "paper_in_macro_range": NEAR_THE_PAPER["paper_in_range"](macro, paper_f1),
+        "macro_within_0.03": NEAR_THE_PAPER["within_0.03"](macro, paper_f1),
         "predicted_positive_rate": point.get("predicted_positive_rate", {}).get("mean"),
         "positive_share": point.get("positive_share"),
         "thresholds": cell.get("thresholds", []),
@@ -230,11 +234,6 @@ def _element_results(results_root: Path, experiment: str, elements: tuple[Elemen
             if (results_root / f"{experiment}{element.suffix}.json").is_file()}
 
 
-#: How a side's F1 over the paired seeds stands to the paper's one run.
-_NEAR_THE_PAPER = {"within_0.03": lambda f1, paper: abs(f1["mean"] - paper) <= 0.03,
-                   "paper_in_range": lambda f1, paper: min(f1["values"]) <= paper <= max(f1["values"])}
-
-
 def _element_row(element: Element, name: str, result: dict | None, base: dict | None, key: tuple) -> dict:
     """One element and model: the paired comparison, or why it is not measured."""
     corpus, model = key
@@ -244,8 +243,8 @@ def _element_row(element: Element, name: str, result: dict | None, base: dict | 
            else "no as-written cell" if base is None else "no seed in common" if not paired["pairs"] else None)
     if not why and F1 in paper_numbers(base):  # the paper's F1: is each side's mean within 0.03, its range around it
         paper = paper_numbers(base)[F1]
-        paired.update(paper=paper, **{f"{side}_{test}": check(paired[side][F1], paper) for side in ("base", "other")
-                                      for test, check in _NEAR_THE_PAPER.items()})
+        paired.update(paper=paper, **{f"{side}_{test}": check(paired[side][F1]["values"], paper)
+                                      for side in ("base", "other") for test, check in NEAR_THE_PAPER.items()})
     return {"corpus": corpus, "model": model, "element": element.label, "options": element.options,
             "sources": element.sources, "results": name, "measured": why is None,
             **({"why": why} if why else paired)}
