@@ -190,7 +190,7 @@ def test_both_engines_train_every_epoch_on_the_same_batches_in_the_same_order(en
     assert sorted(row for rows in batches for row in rows) == list(range(20))
 
 
-def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_keep_their_hash(tmp_path):
+def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_keep_their_hash(tmp_path, monkeypatch):
     """The fast engine's revision is part of its runs' identity (runs of the engine before the batch-draw fix
     get another hash), and nothing is added for the exact engine, so every committed run keeps its hash."""
     from toy_corpus import write_corpus
@@ -200,15 +200,12 @@ def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_kee
     from preprocessing.corpora import load_corpus
 
     dataset = load_corpus(str(write_corpus(tmp_path / "toy.csv")), tmp_path, split_col="split")
-    hashes = {}
-    for engine in ("exact", "fast"):
-        for revision in (training.FAST_ENGINE_REVISION, training.FAST_ENGINE_REVISION + 1):
-            training.FAST_ENGINE_REVISION, saved = revision, training.FAST_ENGINE_REVISION
-            try:
-                hashes[engine, revision] = training.expected_hash(
-                    RunSpec(dataset.name, "cnn", 0, TrainConfig(engine=engine, embeddings="random")), dataset, tmp_path)
-            finally:
-                training.FAST_ENGINE_REVISION = saved
+
+    def hash_of(engine: str, revision: int) -> str:
+        monkeypatch.setattr(training, "FAST_ENGINE_REVISION", revision)
+        spec = RunSpec(dataset.name, "cnn", 0, TrainConfig(engine=engine, embeddings="random"))
+        return training.expected_hash(spec, dataset, tmp_path)
+
     revision = training.FAST_ENGINE_REVISION
-    assert hashes["exact", revision] == hashes["exact", revision + 1]
-    assert len({hashes["fast", revision], hashes["fast", revision + 1], hashes["exact", revision]}) == 3
+    assert hash_of("exact", revision) == hash_of("exact", revision + 1)
+    assert len({hash_of("fast", revision), hash_of("fast", revision + 1), hash_of("exact", revision)}) == 3
