@@ -23,7 +23,7 @@ from experiments.cli.options import (
 )
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
-from experiments.reports.results import load_results
+from experiments.reports.results import ResultsFiles
 from experiments.reports.table import comparison_markdown
 from experiments.runs.protocol import PROTOCOLS, RULES
 from experiments.runs.reference import shipped_count
@@ -117,16 +117,15 @@ def report(ctx, experiment, results_dir, html, against, selection, fidelity, ele
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
                         reference=reference_of(reference_dir))
-    localised = _localiser(settings)
+    localised, files = _localiser(settings), ResultsFiles(Path(results_dir), settings.reference)
     if fidelity and elements:
         raise IsarcasmError("--fidelity and --elements are two reports of the same results: give one of them")
     if fidelity or elements:
-        result = (fidelity_of(experiment, Path(results_dir), localised) if fidelity
-                  else elements_of(experiment, Path(results_dir)))
+        result = fidelity_of(experiment, files, localised) if fidelity else elements_of(experiment, files)
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
-    result = _results(results_dir, experiment)
+    result = _results(files, experiment)
     if selection or html:
         result = localised(result)
     if selection:
@@ -136,7 +135,7 @@ def report(ctx, experiment, results_dir, html, against, selection, fidelity, ele
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{selection}' applied to the runs' per-epoch "
                        f"records in {result['reselect_seconds']:.1f} s)", err=True)
     if against:
-        click.echo(comparison_markdown(result, _results(results_dir, against)))
+        click.echo(comparison_markdown(result, _results(files, against)))
         return
     if as_json:
         echo_json(result)
@@ -168,9 +167,13 @@ def _localiser(settings: Settings):
     return localised
 
 
-def _results(results_dir: str, experiment: str) -> dict:
-    path = Path(results_dir) / f"{experiment}.json"
-    if not path.is_file():
-        raise IsarcasmError(f"no results for '{experiment}' in {results_dir}/ "
+def _results(files: ResultsFiles, experiment: str) -> dict:
+    """Results ``experiment`` where ``files`` finds them (saying where, when not in the results folder)."""
+    result = files.find(experiment)
+    if result is None:
+        raise IsarcasmError(f"no results for '{experiment}' in {files.folder}/ "
                             f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
-    return load_results(path)
+    for name, where in files.found.items():
+        click.echo(f"{name}: none in {files.folder}/, read {where}", err=True)
+    files.found.clear()
+    return result

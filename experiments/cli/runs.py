@@ -14,9 +14,8 @@ from experiments.cli.options import (
     reference_option,
     results_dir_option,
 )
-from experiments.reports.results import load_results
 from experiments.runs.reference import SHIPPED
-from experiments.runs.store import RunStore, read_json, writable_folder
+from experiments.runs.store import RunStore, read_json, safe_name, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
@@ -34,15 +33,23 @@ def runs() -> None:
               help="The run store, where a run the results file names is looked for when it is not where it names it.")
 @click.option("--to", "to", type=click.Path(file_okay=False), default=str(SHIPPED), show_default=False,
               help="Where the reference set is written  [default: the repository's docs/results/runs]")
+@click.option("--name", metavar="NAME",
+              help="Write the set's file as NAME.json and NAME.npz instead of under the results file's name (one "
+                   "EXPERIMENT only), e.g. table7-seeds-5-9 beside the shipped table7.")
 @file_corpus_options
 @click.pass_context
-def export_command(ctx, experiments, results_dir, output_dir, to, **options):
+def export_command(ctx, experiments, results_dir, output_dir, to, name, **options):
     """Write the runs behind results files (e.g. table7 table7-authors-code) as the reference set.
 
     Each run is checked against the local data first (its configuration hash), and each split's
     text ids and gold labels are recorded, so that a user's machine uses it only where its data
-    gives the same splits. Every run must be finished: one missing is an error.
+    gives the same splits. Every run must be finished: one missing is an error. The index records the
+    results file (its text and sha256), which reports then find by name on a fresh clone. A run another
+    file of the set already ships (same key and configuration) is left out, not shipped twice; an export
+    that would contradict or drop a shipped run is refused.
     """
+    if name and len(experiments) > 1:
+        raise IsarcasmError(f"--name names one file: give one EXPERIMENT with it, not {len(experiments)}")
     folder = writable_folder(Path(to), "--to")
     for experiment in experiments:
         path = Path(results_dir) / f"{experiment}.json"
@@ -50,9 +57,12 @@ def export_command(ctx, experiments, results_dir, output_dir, to, **options):
             raise IsarcasmError(f"no results '{experiment}' in {results_dir}/: give --results-dir, or make them "
                                 f"with `isarcasm reproduce {experiment}`")
         settings = Settings(corpora_of(ctx), RunStore(Path(output_dir)), Path(results_dir))
-        index, arrays = export_results(load_results(path), settings, folder)
+        index, arrays, elsewhere = export_results(path, settings, folder, name and safe_name(name, "--name"))
         size = (index.stat().st_size + arrays.stat().st_size) / 1e6
-        click.echo(f"{experiment}: {len(read_json(index)['runs'])} runs -> {index} and {arrays.name} ({size:.1f} MB)")
+        shipped = (f"; {len(elsewhere)} already shipped in {', '.join(sorted(set(elsewhere.values())))}, left out"
+                   if elsewhere else "")
+        click.echo(f"{experiment}: {len(read_json(index)['runs'])} runs -> {index} and {arrays.name} ({size:.1f} MB)"
+                   + shipped)
 
 
 @runs.command("verify")

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.runs.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
 
@@ -46,6 +48,10 @@ REQUIRED = {
 SUMMARY = {"mean": _NUMBER, "std": _NUMBER, "values": list}
 #: A published number beside a table cell (its ``references``).
 REFERENCE = {"label": str, "metric": str, "value": _NUMBER}
+
+
+#: The committed results files (docs/results), the last place :class:`ResultsFiles` looks.
+COMMITTED = SHIPPED.parent
 
 
 def stamped(result: dict) -> dict:
@@ -97,7 +103,7 @@ def load_results(path: Path) -> dict:
     written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
     completes the commit)."""
     try:
-        text = _text(Path(path))
+        text = results_text(Path(path))
     except FileNotFoundError:
         raise IsarcasmError(f"{path}: no such results file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -110,7 +116,36 @@ def load_results(path: Path) -> dict:
     return upgrade(result, str(path))
 
 
-def _text(path: Path) -> str:
+@dataclass
+class ResultsFiles:
+    """Where a report finds a results file by name: the results folder first (what was made here), then the
+    results the reference set records (those its shipped runs back: Table 7's 10 iSarcasm seeds, which share
+    their name with the committed 5-seed table of both corpora), then the committed files of docs/results.
+    So a fresh clone's ``report table7 --fidelity`` reads the inputs the committed report was made from,
+    without --results-dir.  ``found``: where each file found outside the folder came from, for the report to say."""
+
+    folder: Path
+    reference: ReferenceSet | None = None
+    committed: Path = COMMITTED
+    found: dict = field(default_factory=dict)
+
+    def find(self, name: str) -> dict | None:
+        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it."""
+        path = self.folder / f"{name}.json"
+        if path.is_file():
+            return load_results(path)
+        recorded = self.reference.recorded(name) if self.reference else None
+        if recorded:
+            self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
+            return upgrade(json.loads(recorded[0]), f"{recorded[1]} (its results '{name}')")
+        path = self.committed / f"{name}.json"
+        if not path.is_file():
+            return None
+        self.found[name] = str(path)
+        return load_results(path)
+
+
+def results_text(path: Path) -> str:
     """The text of results file ``path`` as its set's commit decided it (see
     :func:`experiments.runs.results_set.decided`)."""
     source = decided(path.parent, path.stem, path.name)

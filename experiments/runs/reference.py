@@ -18,14 +18,19 @@ is one line naming the corpus, what differs and the command that retrains the ce
 is not used.  A run in the store itself always comes before a reference run.
 
 Format (version :data:`VERSION`; the versions read are
-:data:`~experiments.runs.reference_arrays.VERSIONS`): the index ``<experiment>.json`` holds ``format``,
+:data:`~experiments.runs.reference_arrays.VERSIONS`): the index ``<name>.json`` (the results file's name unless
+``runs export --name`` gives another) holds ``format``,
 ``version``, ``experiment`` (the results file's name), ``made_by`` (the command that made it), ``exported``
 (the provenance of the export), ``arrays`` and ``arrays_sha256`` (the ``.npz`` file and its content hash)
 and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>/<model>/[fold-K/]seed-N``),
 ``directory`` (where it was exported from), ``config`` (config.json: settings, ``config_hash``,
 ``data_sha256``, provenance), ``metrics`` (metrics.json), ``history`` (history.csv's text),
 ``parameters`` (the model's weights) and ``splits`` (per split, the number of texts and the sha256 of
-its ``id<TAB>gold labels`` lines).  The ``.npz`` holds per run ``<key>`` (``r0``, ``r1``...): the
+its ``id<TAB>gold labels`` lines).  Since 2026-11-27 an export also records ``results`` (the results
+file it backs: ``name``, ``sha256`` and ``text``, which a fresh clone's reports read by name) and
+``elsewhere`` (the runs of those results that another file of the set already ships: key -> file name);
+an index without them (the committed ``table7``) backs the results file of its ``experiment`` in
+docs/results.  The ``.npz`` holds per run ``<key>`` (``r0``, ``r1``...): the
 per-epoch record (``_validation``, ``_test``: float32, epochs x texts x classes; ``_validation_gold``,
 ``_test_gold``: uint8 targets), the selected epoch's test probabilities (``_predictions``, float32)
 and the test ids (``_test_ids``).  Version 1 holds these arrays as they are; version 2 holds the same
@@ -114,30 +119,79 @@ def shipped_count(directories: Iterable) -> int:
 
 # --- export -----------------------------------------------------------------------------------------
 
-def export(experiment: str, made_by: str, runs: list[Path], datasets: dict[str, Dataset], data_dir: Path,
-           to: Path) -> tuple[Path, Path]:
-    """Write the finished ``runs`` behind results ``experiment`` as ``to/<experiment>.{json,npz}``.
+@dataclass(frozen=True)
+class Backing:
+    """The results file an export backs: its name (``experiment``), the command that retrains a cell of it
+    (``made_by``) and its text, which the index records with its sha256 so that a fresh clone finds the
+    results its runs stand for (:meth:`ReferenceSet.recorded`) even where docs/results holds another file
+    of that name (Table 7's 10 iSarcasm seeds beside the committed 5-seed table of both corpora)."""
 
-    Each run is checked first, as it will be on the user's machine: it is finished, and its
-    configuration hash is what the local data (``datasets``, by corpus name, and ``data_dir``) gives,
-    so the split checksums recorded now are those of the data it was trained on.
+    experiment: str
+    made_by: str
+    text: str
+
+
+def export(backing: Backing, runs: list[Path], datasets: dict[str, Dataset], data_dir: Path, to: Path,
+           name: str | None = None) -> tuple[Path, Path, dict]:
+    """Write the finished ``runs`` behind results ``backing`` as ``to/<name>.{json,npz}`` (``name``: the
+    results file's by default); return both files and the runs left out, by key, with the file of the set
+    that ships each.
+
+    A run the set in ``to`` already ships in another file (the same key and configuration hash) is left
+    out and listed in the index (``elsewhere``), so seeds 5-9 of a results file can join a set that ships
+    seeds 0-4 without shipping those twice; one shipped there with another configuration, or a rewrite of
+    ``name`` that would drop one of its runs, is refused in one line.  Each run written is checked first,
+    as it will be on the user's machine: it is finished, and its configuration hash is what the local data
+    (``datasets``, by corpus name, and ``data_dir``) gives, so the split checksums recorded now are those
+    of the data it was trained on.
     """
+    name = name or backing.experiment
+    kept, elsewhere = _new_runs(runs, ReferenceSet(to).runs(), to / f"{name}.json")
     entries, arrays = [], {}
-    for index, directory in enumerate(runs):
-        name = f"r{index}"
+    for index, directory in enumerate(kept):
         entry, run_arrays, binary = _exported(Path(directory), datasets, data_dir)
-        entries.append({**entry, "arrays": name})
-        arrays.update(packed(name, run_arrays, binary))
+        entries.append({**entry, "arrays": f"r{index}"})
+        arrays.update(packed(f"r{index}", run_arrays, binary))
     content = npz_bytes({"version": np.asarray(VERSION), **arrays})
-    index = {"format": FORMAT, "version": VERSION, "experiment": experiment, "made_by": made_by,
-             "exported": provenance.record(), "arrays": f"{experiment}.npz",
-             "arrays_sha256": hashlib.sha256(content).hexdigest(), "runs": entries}
+    text_sha256 = hashlib.sha256(backing.text.encode("utf-8")).hexdigest()
+    index = {"format": FORMAT, "version": VERSION, "experiment": backing.experiment, "made_by": backing.made_by,
+             "exported": provenance.record(), "arrays": f"{name}.npz",
+             "arrays_sha256": hashlib.sha256(content).hexdigest(),
+             "results": {"name": backing.experiment, "sha256": text_sha256, "text": backing.text},
+             "elsewhere": elsewhere, "runs": entries}
     to.mkdir(parents=True, exist_ok=True)
-    staged = to / f".{experiment}.npz.staging"
+    staged = to / f".{name}.npz.staging"
     staged.write_bytes(content)
     staged.replace(to / index["arrays"])
-    write_text(to / f"{experiment}.json", json_text(index))
-    return to / f"{experiment}.json", to / index["arrays"]
+    write_text(to / f"{name}.json", json_text(index))
+    return to / f"{name}.json", to / index["arrays"], elsewhere
+
+
+def _new_runs(runs: list[Path], shipped: dict[str, tuple[Path, dict]], target: Path) -> tuple[list[Path], dict]:
+    """The ``runs`` to write to the set's file ``target`` and those its other files already ship (key ->
+    file name); refused in one line where the export would contradict or drop a shipped run."""
+    kept, elsewhere = [], {}
+    for directory in runs:
+        key = key_of(Path(directory))
+        path, entry = shipped.get(key, (target, None))
+        if path == target:
+            kept.append(Path(directory))
+            continue
+        ours, theirs = read_config(Path(directory))["config_hash"], entry["config"]["config_hash"]
+        if ours != theirs:
+            raise IsarcasmError(f"{directory}: run {key} is shipped in {path} with another configuration (hash "
+                                f"{theirs[:12]}, this run's {ours[:12]}): exporting it would contradict the set; "
+                                "export to another folder (--to), or rebuild that file from the runs it came from")
+        elsewhere[key] = path.name
+    written = {key_of(directory) for directory in kept}
+    dropped = [key for key, (path, _) in shipped.items() if path == target and key not in written]
+    if dropped:
+        raise IsarcasmError(f"{target} ships {len(dropped)} run(s) this export does not hold (first: {dropped[0]}): "
+                            "rewriting it would drop them; export under another --name")
+    if not kept:
+        raise IsarcasmError(f"every run is already shipped in {', '.join(sorted(set(elsewhere.values())))} of "
+                            f"{target.parent}: nothing to export")
+    return kept, elsewhere
 
 
 def _exported(directory: Path, datasets: dict[str, Dataset], data_dir: Path) -> tuple[dict, dict, bool]:
@@ -224,6 +278,25 @@ class ReferenceSet:
                                   f"versions {' and '.join(map(str, VERSIONS))}: left out (rebuild it with "
                                   "`isarcasm runs export`)")
         return index
+
+    def recorded(self, experiment: str) -> tuple[str, Path] | None:
+        """The text of results ``experiment`` as the set records it (an export records the results file
+        each of its files backs, see :class:`Backing`) and the index that records it; None where no file
+        does.  A text that is not the one whose sha256 is recorded, or two files that record different
+        results of one name, are refused in one line."""
+        self.runs()
+        found = [(path, index["results"]) for path, index in self._indexes.items()
+                 if isinstance(index.get("results"), dict) and index["results"].get("name") == experiment]
+        for path, record in found:
+            text = record.get("text")
+            if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != record.get("sha256"):
+                raise Mismatch(f"{path}: the results '{experiment}' it records are damaged (not the text of the "
+                               f"sha256 recorded): restore it (git checkout {path.name}) or rebuild it with "
+                               "`isarcasm runs export`")
+        if len({record["sha256"] for _, record in found}) > 1:
+            raise Mismatch(f"{' and '.join(path.name for path, _ in found)} in {self.folder} record different "
+                           f"results '{experiment}': keep the file that backs the results you mean")
+        return (found[0][1]["text"], found[0][0]) if found else None
 
     def keys(self, experiment: str) -> list[str]:
         """The keys of the runs behind results ``experiment``."""

@@ -29,7 +29,7 @@ from sklearn.metrics import precision_recall_curve
 
 from experiments.runs import provenance
 from experiments.reports.fidelity import paper_numbers
-from experiments.reports.results import load_results
+from experiments.reports.results import ResultsFiles
 from experiments.runs.metrics import summary_stats
 from experiments.runs.protocol import PROTOCOLS as NAMED_PROTOCOLS
 from experiments.runs.protocol import TrainConfig, authors_lines, flag, value_name
@@ -95,14 +95,15 @@ F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
 RATE = "predicted_positive_rate"
 
 
-def fidelity(experiment: str, results_root: Path, localised=lambda result: result) -> dict:
-    """The fidelity result of ``experiment``: its trained cells that have the paper's F1.  ``localised``
-    gives a results file's runs where this machine has them (:meth:`Settings.localised`)."""
+def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: result) -> dict:
+    """The fidelity result of ``experiment``: its trained cells that have the paper's F1.  ``results``
+    finds the results files it reads by name; ``localised`` gives a results file's runs where this machine
+    has them (:meth:`Settings.localised`)."""
     loaded = {}
     for key, _, suffix, rule in PROTOCOLS:
-        result = localised(_load(results_root, experiment, suffix))
+        result = localised(_load(results, experiment, suffix))
         loaded[key] = reselect(result, rule) if rule else result
-    elements = _element_results(results_root, experiment, ELEMENTS)  # its protocols are compared whole above
+    elements = _element_results(results, experiment, ELEMENTS)  # its protocols are compared whole above
     cells = []
     for cell in loaded["as-written"]["cells"]:
         paper = paper_numbers(cell)
@@ -131,13 +132,14 @@ def fidelity(experiment: str, results_root: Path, localised=lambda result: resul
             **provenance.record(), "cells": cells}
 
 
-def _load(results_root: Path, experiment: str, suffix: str) -> dict:
+def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
     name = experiment + suffix
-    path = results_root / f"{name}.json"
-    if not path.is_file():
+    found = results.find(name)
+    if found is None:
         command = f"isarcasm reproduce {experiment}" + (" --protocol authors-code" if suffix == "-authors-code" else "")
-        raise IsarcasmError(f"no results '{name}' in {results_root}/: make them with `{command}` (reusing finished runs)")
-    return load_results(path)
+        raise IsarcasmError(f"no results '{name}' in {results.folder}/: make them with `{command}` (reusing finished "
+                            "runs)")
+    return found
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
@@ -205,14 +207,14 @@ def _mean_rate(runs: dict[tuple, dict], keys: list[tuple]) -> float | None:
     return None if None in rates else float(np.mean(rates))
 
 
-def elements(experiment: str, results_root: Path) -> dict:
+def elements(experiment: str, results: ResultsFiles) -> dict:
     """Each element of :data:`ELEMENTS` alone beside the paper as written, model by model on paired seeds,
     from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
     corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
-    base = _load(results_root, experiment, "")
-    found = _element_results(results_root, experiment, (*ELEMENTS, *TOGETHER))
+    base = _load(results, experiment, "")
+    found = _element_results(results, experiment, (*ELEMENTS, *TOGETHER))
     if not found:
-        raise IsarcasmError(f"no results of a single element of '{experiment}' in {results_root}/: make one with "
+        raise IsarcasmError(f"no results of a single element of '{experiment}' in {results.folder}/: make one with "
                             f"`isarcasm reproduce {experiment} {ELEMENTS[0].options}` (the others: docs/protocol.md)")
     corpora = {c["corpus"] for result in found.values() for c in result["cells"] if c.get("runs")}
     keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result["cells"]
@@ -228,10 +230,10 @@ def elements(experiment: str, results_root: Path) -> dict:
             **provenance.record(), "cells": cells}
 
 
-def _element_results(results_root: Path, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
-    """The results of each of ``elements`` that ``results_root`` holds, by label."""
-    return {element.label: _load(results_root, experiment, element.suffix) for element in elements
-            if (results_root / f"{experiment}{element.suffix}.json").is_file()}
+def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
+    """The results of each of ``elements`` that ``results`` finds, by label."""
+    found = {element.label: results.find(experiment + element.suffix) for element in elements}
+    return {label: result for label, result in found.items() if result is not None}
 
 
 def _element_row(element: Element, name: str, result: dict | None, base: dict | None, key: tuple) -> dict:

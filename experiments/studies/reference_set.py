@@ -4,7 +4,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from experiments.runs.reference import export, key_of, repeats, spec_of
+from experiments.reports.results import load_results, results_text
+from experiments.runs.reference import Backing, export, key_of, repeats, spec_of
 from experiments.runs.scheduler import RunTask, run_tasks
 from experiments.runs.spec import RunPlace
 from experiments.runs.store import REFERENCE_CHECK, read_config
@@ -12,13 +13,16 @@ from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 
 
-def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Path]:
-    """Write every run of ``result``'s cells to ``to/<experiment>.{json,npz}``.
+def export_results(path: Path, settings: Settings, to: Path, name: str | None = None) -> tuple[Path, Path, dict]:
+    """Write every run of the results file ``path``'s cells to ``to/<name>.{json,npz}``, recording that
+    file; return both files and the runs another file of the set already ships (key -> file name), left out
+    (:func:`experiments.runs.reference.export`).
 
     A run is read where the results file names it, else at the same place under the store
     ``settings.store.root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
     set with a seed missing would rank and average fewer runs than the results file it stands for.
     """
+    result, text = load_results(path), results_text(path)
     if result.get("kind", "table") != "table":
         raise IsarcasmError(f"'{result['experiment']}' holds {result['kind']} results: only a reproduction's runs are "
                             "exported (the cross matrix applies each run's model to other corpora, and models are "
@@ -34,8 +38,9 @@ def export_results(result: dict, settings: Settings, to: Path) -> tuple[Path, Pa
                             f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
                             "(finished runs are reused), then export again")
     corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
-    return export(result["experiment"], retrain_command(result.get("command"), result["experiment"]), runs,
-                  {name: settings.corpora.load(name) for name in corpora}, settings.corpora.data_dir, to)
+    backing = Backing(result["experiment"], retrain_command(result.get("command"), result["experiment"]), text)
+    return export(backing, runs, {corpus: settings.corpora.load(corpus) for corpus in corpora},
+                  settings.corpora.data_dir, to, name)
 
 
 #: Options of the command that made a results file that say where and how fast, not what: left out of

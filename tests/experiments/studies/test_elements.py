@@ -8,7 +8,7 @@ from markdown_tables import tables, unpadded
 
 from experiments.cli import main
 from experiments.reports.elements import elements_markdown
-from experiments.reports.results import load_results, stamped
+from experiments.reports.results import ResultsFiles, load_results, stamped
 from experiments.studies.fidelity import ELEMENTS, TOGETHER, elements
 from preprocessing.errors import IsarcasmError
 
@@ -52,7 +52,7 @@ def row(result, element, model):
 
 
 def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_computed_ones(results):
-    lstm = row(elements("t", results), CLIP, "lstm")
+    lstm = row(elements("t", ResultsFiles(results)), CLIP, "lstm")
     assert lstm["measured"] and lstm["pairs"] == 3 and lstm["seeds"] == [1, 2, 3]
     # seed by seed: 0.25 - 0.2, 0.2 - 0.3, 0.5 - 0.4 = +0.05, -0.1, +0.1
     assert lstm["mean_delta"] == pytest.approx((0.05 - 0.1 + 0.1) / 3) and lstm["higher_in"] == 2
@@ -61,7 +61,7 @@ def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_compute
     assert lstm["other"]["f1_sarcastic"]["mean"] == pytest.approx(0.95 / 3)
     assert lstm["base"]["predicted_positive_rate"] == pytest.approx(0.2)
     assert lstm["other"]["predicted_positive_rate"] == pytest.approx(0.1)
-    shown = unpadded(elements_markdown(elements("t", results)))
+    shown = unpadded(elements_markdown(elements("t", ResultsFiles(results))))
     assert "| lstm | 0.300 ± 0.100 | 0.317 ± 0.161 | +0.017 | 2 of 3 | 1–3 | 20% → 10% | — | — | — |" in shown
 
 
@@ -69,16 +69,16 @@ def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refu
     write_table(tmp_path, "t", [table_cell("lstm", [0, 1, 2], [0.2, 0.3, 0.4])])
     # seed 1 failed: its seed is still listed, its value is not
     write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1, 2], [0.1, 0.6], run_ids=[0, 2])])
-    lstm = row(elements("t", tmp_path), CLIP, "lstm")
+    lstm = row(elements("t", ResultsFiles(tmp_path)), CLIP, "lstm")
     assert lstm["seeds"] == [0, 2] and lstm["mean_delta"] == pytest.approx((-0.1 + 0.2) / 2)
     assert lstm["other"]["predicted_positive_rate"] is None  # no operating point: not guessed
     write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1, 2], [0.1, 0.6])])
     with pytest.raises(IsarcasmError, match="2 F1 values for 3 runs"):
-        elements("t", tmp_path)
+        elements("t", ResultsFiles(tmp_path))
 
 
 def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
-    result = elements("t", results)
+    result = elements("t", ResultsFiles(results))
     assert {(c["element"], c["model"]) for c in result["cells"]} == {(e.label, m) for e in (*ELEMENTS, *TOGETHER)
                                                                      for m in ("lstm", "cnn")}
     cnn = row(result, CLIP, "cnn")
@@ -97,7 +97,7 @@ def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
 def test_no_element_results_at_all_is_one_line(tmp_path):
     write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
     with pytest.raises(IsarcasmError, match="no results of a single element of 't'.*--batching class-ratio"):
-        elements("t", tmp_path)
+        elements("t", ResultsFiles(tmp_path))
 
 
 def test_the_report_is_written_with_its_provenance_and_never_overwritten_silently(results):
@@ -135,9 +135,9 @@ def test_a_named_protocol_is_a_row_of_its_own_with_the_papers_f1_beside_each_sid
     base["references"] = [{"label": "iSarcasm impl.", "metric": "f1_sarcastic", "value": 0.30}]
     write_table(tmp_path, "t", [base])
     write_table(tmp_path, "t-authors-scripts", [table_cell("lstm", [0, 1], [0.26, 0.30], [0.3, 0.4])])
-    lstm = row(elements("t", tmp_path), scripts, "lstm")
+    lstm = row(elements("t", ResultsFiles(tmp_path)), scripts, "lstm")
     assert lstm["mean_delta"] == pytest.approx(0.06) and lstm["paper"] == 0.30
     assert not lstm["base_within_0.03"] and lstm["other_within_0.03"]  # 0.22 is 0.08 off, 0.28 is 0.02 off
     assert not lstm["base_paper_in_range"] and lstm["other_paper_in_range"]  # 0.20-0.24 and 0.26-0.30
-    shown = unpadded(elements_markdown(elements("t", tmp_path)))
+    shown = unpadded(elements_markdown(elements("t", ResultsFiles(tmp_path))))
     assert "| lstm | 0.220 ± 0.028 | 0.280 ± 0.028 | +0.060 | 2 of 2 | 0, 1 | 20% → 35% | 0.300 | no → yes | no → yes |" in shown
