@@ -311,3 +311,91 @@ def test_a_run_that_differs_is_said_to_differ(shipped):
     root, _ = shipped
     compared = repeats(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", root / "runs" / "toy" / "toy" / "cnn" / "seed-1")
     assert not compared["identical"] and compared["largest_difference"] > 0 and len(compared["f1"]) == 2
+
+
+def results_of(root: Path, folder: Path, seeds: list[int], experiment: str = "toy", store: str | None = None) -> None:
+    """The fixture's results file, naming the runs of ``seeds`` only (in ``store``, as made on another machine,
+    when given), as ``folder/<experiment>.json``."""
+    result = json.loads((root / "results" / "toy.json").read_text())
+    result["experiment"] = experiment
+    result["cells"][0]["runs"] = [f"{store}/{Path(run).relative_to(root / 'runs')}" if store else run
+                                  for run in result["cells"][0]["runs"] if int(run.rsplit("-", 1)[1]) in seeds]
+    folder.mkdir(exist_ok=True)
+    (folder / f"{experiment}.json").write_text(json.dumps(result))
+
+
+def export_to(root: Path, results: Path, to: Path, *args: str):
+    return CliRunner().invoke(main, ["--data-dir", str(root), "runs", "export", *args, "--results-dir", str(results),
+                                     "--to", str(to), "--split-col", "split"])
+
+
+def test_an_export_under_another_name_leaves_out_the_runs_the_set_ships_and_records_its_results(shipped, tmp_path):
+    """Seeds 5-9 joining a set that ships seeds 0-4: seed 0 is shipped by one file, the results file of both
+    seeds by another, which records it; a fresh store reads both seeds, the report finds the results there."""
+    root, _ = shipped
+    results_of(root, tmp_path / "first", [0], "toy-first")
+    assert export_to(root, tmp_path / "first", tmp_path / "set", "toy-first").exit_code == 0
+    results_of(root, tmp_path / "elsewhere", [0, 1], store="/gone/store")  # read from the store --output-dir
+    more = export_to(root, tmp_path / "elsewhere", tmp_path / "set", "toy", "--name", "toy-more", "--output-dir",
+                     str(root / "runs"))
+    assert more.exit_code == 0, more.output
+    assert "toy: 1 runs ->" in more.output and "1 already shipped in toy-first.json, left out" in more.output
+    index = json.loads((tmp_path / "set" / "toy-more.json").read_text())
+    assert [run["key"] for run in index["runs"]] == ["toy/toy/cnn/seed-1"] and index["arrays"] == "toy-more.npz"
+    assert index["elsewhere"] == {"toy/toy/cnn/seed-0": "toy-first.json"} and index["experiment"] == "toy"
+    assert index["results"]["name"] == "toy"
+    assert index["results"]["sha256"] == content_sha256(tmp_path / "elsewhere" / "toy.json")
+    assert sorted(ReferenceSet(tmp_path / "set").keys("toy")) == ["toy/toy/cnn/seed-1"]
+    shown = cli(root, "report", "toy", "--results-dir", str(tmp_path / "none"), "--selection", "last", "--output-dir",
+                str(tmp_path / "fresh"), "--reference-dir", str(tmp_path / "set"), "--split-col", "split")
+    assert shown.exit_code == 0, shown.output
+    assert "toy: none in" in shown.output and "recorded in the reference set's" in shown.output
+    assert "2 of 2 runs from the reference set" in shown.output
+    again = export_to(root, root / "results", tmp_path / "set", "toy", "--name", "toy-more")  # the same runs again
+    assert again.exit_code == 0, again.output
+
+
+def test_an_export_that_would_contradict_or_drop_shipped_runs_is_refused_in_one_line(shipped, tmp_path):
+    root, _ = shipped
+    shutil.copytree(root / "ref", tmp_path / "other")  # the set ships seed 0 with another configuration
+    index = json.loads((tmp_path / "other" / "toy.json").read_text())
+    index["runs"][0]["config"]["config_hash"] = "0" * 64
+    (tmp_path / "other" / "toy.json").write_text(json.dumps(index))
+    contradicting = export_to(root, root / "results", tmp_path / "other", "toy", "--name", "toy-more")
+    assert contradicting.exit_code == 1 and "with another configuration" in contradicting.output
+    shutil.copytree(root / "ref", tmp_path / "fewer")  # toy.json rewritten from a results file of seed 0 only
+    results_of(root, tmp_path / "seed-0", [0])
+    dropping = export_to(root, tmp_path / "seed-0", tmp_path / "fewer", "toy")
+    assert dropping.exit_code == 1 and "would drop them" in dropping.output and "toy/toy/cnn/seed-1" in dropping.output
+    nothing = export_to(root, root / "results", tmp_path / "fewer", "toy", "--name", "toy-again")
+    assert nothing.exit_code == 1 and "nothing to export" in nothing.output
+    for refused in (contradicting, dropping, nothing):
+        assert len(refused.output.strip().splitlines()) == 1
+    assert not (tmp_path / "other" / "toy-more.json").exists() and not (tmp_path / "fewer" / "toy-again.json").exists()
+    assert json.loads((tmp_path / "fewer" / "toy.json").read_text()) == json.loads((root / "ref" / "toy.json").read_text())
+
+
+def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_results(shipped, tmp_path):
+    from experiments.reports.results import ResultsFiles
+
+    root, _ = shipped
+    results_of(root, tmp_path / "here", [0, 1])
+    here = json.loads((tmp_path / "here" / "toy.json").read_text())
+    (tmp_path / "here" / "toy.json").write_text(json.dumps({**here, "title": "made here"}))
+    results_of(root, tmp_path / "committed", [0, 1], "toy-committed")
+    results_of(root, tmp_path / "committed", [0, 1])  # the committed toy.json loses to the set's record
+    files = ResultsFiles(tmp_path / "here", ReferenceSet(root / "ref"), tmp_path / "committed")
+    assert files.find("toy")["title"] == "made here" and not files.found
+    files = ResultsFiles(tmp_path / "empty", ReferenceSet(root / "ref"), tmp_path / "committed")
+    assert files.find("toy") == json.loads((root / "results" / "toy.json").read_text()) | {"schema_version": 1}
+    assert files.find("toy-committed")["experiment"] == "toy-committed" and files.find("toy-none") is None
+    assert list(files.found) == ["toy", "toy-committed"] and "ref/toy.json" in files.found["toy"]
+    assert ResultsFiles(tmp_path / "empty", None, tmp_path / "committed").find("toy")["experiment"] == "toy"
+    damaged = tmp_path / "damaged"  # a recorded results file edited by hand is refused in one line
+    shutil.copytree(root / "ref", damaged)
+    index = json.loads((damaged / "toy.json").read_text())
+    index["results"]["text"] = index["results"]["text"].replace('"toy"', '"toy2"', 1)
+    (damaged / "toy.json").write_text(json.dumps(index))
+    with pytest.raises(Mismatch, match="the results 'toy' it records are damaged") as refused:
+        ResultsFiles(tmp_path / "empty", ReferenceSet(damaged)).find("toy")
+    assert "\n" not in str(refused.value)
