@@ -282,11 +282,15 @@ class ReferenceSet:
     def recorded(self, experiment: str) -> tuple[str, Path] | None:
         """The text of results ``experiment`` as the set records it (an export records the results file
         each of its files backs, see :class:`Backing`) and the index that records it; None where no file
-        does.  A text that is not the one whose sha256 is recorded, or two files that record different
-        results of one name, are refused in one line."""
+        does.  A file that builds on another (its ``elsewhere`` names it: seeds 5-9 beside the file of seeds
+        0-4) records the results that take the other's place.  A text that is not the one whose sha256 is
+        recorded, or two files that record different results of one name otherwise, are refused in one line."""
         self.runs()
         found = [(path, index["results"]) for path, index in self._indexes.items()
                  if isinstance(index.get("results"), dict) and index["results"].get("name") == experiment]
+        built_on = {name for path, _ in found if isinstance(self._indexes[path].get("elsewhere"), dict)
+                    for name in self._indexes[path]["elsewhere"].values()}
+        found = [(path, record) for path, record in found if path.name not in built_on] or found
         for path, record in found:
             text = record.get("text")
             if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != record.get("sha256"):

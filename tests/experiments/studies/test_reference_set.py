@@ -1,5 +1,6 @@
 """The reference set (experiments/runs/reference.py): runs exported from a toy store, verified against the
 local data before any command uses them, refused in one line where the data, the file or its format differ."""
+import hashlib
 import json
 import logging
 import shutil
@@ -399,3 +400,22 @@ def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_
     with pytest.raises(Mismatch, match="the results 'toy' it records are damaged") as refused:
         ResultsFiles(tmp_path / "empty", ReferenceSet(damaged)).find("toy")
     assert "\n" not in str(refused.value)
+
+
+def test_a_file_that_builds_on_another_records_the_results_that_take_its_place(shipped, tmp_path):
+    """Table 7's 10 iSarcasm seeds (seeds 5-9, built on the file of seeds 0-4) take the name's place over the
+    5-seed table the other file records; two unrelated files that record different results are refused."""
+    from experiments.reports.results import ResultsFiles
+
+    root, _ = shipped
+    shutil.copytree(root / "ref", tmp_path / "set")
+    index = json.loads((tmp_path / "set" / "toy.json").read_text())
+    text = index["results"]["text"].replace('"title": "toy"', '"title": "ten seeds"', 1)
+    assert text != index["results"]["text"]
+    more = {**index, "runs": [], "elsewhere": {"toy/toy/cnn/seed-0": "toy.json"},
+            "results": {"name": "toy", "sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text}}
+    (tmp_path / "set" / "toy-more.json").write_text(json.dumps(more))
+    assert ResultsFiles(tmp_path / "empty", ReferenceSet(tmp_path / "set")).find("toy")["title"] == "ten seeds"
+    (tmp_path / "set" / "toy-more.json").write_text(json.dumps({**more, "elsewhere": {}}))
+    with pytest.raises(Mismatch, match="toy-more.json and toy.json .* record different results 'toy'"):
+        ResultsFiles(tmp_path / "empty", ReferenceSet(tmp_path / "set")).find("toy")
