@@ -175,7 +175,7 @@ def test_no_function_outside_the_cli_takes_more_than_six_parameters():
 
 
 #: The one module that decides the main metric (``main_metric_for``), and the values it decides on.
-MAIN_METRIC_RULE = "experiments.runs.metrics"
+MAIN_METRIC_RULE = "experiments.runs.one.metrics"
 SELECT_ON_VALUES = {"default", "macro-f1"}
 
 
@@ -195,11 +195,11 @@ def main_metric_decisions(source: str) -> list[int]:
 def test_the_main_metric_rule_is_decided_in_one_function():
     found = [f"{module}:{line}" for module, path in project_modules().items() if module != MAIN_METRIC_RULE
              for line in main_metric_decisions(path.read_text(encoding="utf-8"))]
-    assert found == [], "ask experiments.runs.metrics.main_metric_for instead"
+    assert found == [], "ask experiments.runs.one.metrics.main_metric_for instead"
 
 
 #: The run store: the one module that looks for a run's metrics.json (``METRICS``) to say whether it is finished.
-RUN_STORE = "experiments.runs.store"
+RUN_STORE = "experiments.runs.one.store"
 
 
 def metrics_file_checks(source: str) -> list[int]:
@@ -224,7 +224,7 @@ def metrics_file_checks(source: str) -> list[int]:
 def test_only_the_run_store_looks_for_metrics_json():
     found = [f"{module}:{line}" for module, path in project_modules().items() if module != RUN_STORE
              for line in metrics_file_checks(path.read_text(encoding="utf-8"))]
-    assert found == [], "ask experiments.runs.store (run_state, lookup, read_metrics) instead"
+    assert found == [], "ask experiments.runs.one.store (run_state, lookup, read_metrics) instead"
 
 
 # --- the checks themselves can fail ---------------------------------------------------------------
@@ -246,13 +246,13 @@ def toy_project(tmp_path):
 
 def test_an_upward_import_and_a_circle_are_found(toy_project):
     root, write = toy_project
-    write("experiments.runs.store", "def f():\n    from experiments.reports import table  # why\n")
-    write("experiments.reports.table", "from experiments.runs.store import f\n")
+    write("experiments.runs.one.store", "def f():\n    from experiments.reports import table  # why\n")
+    write("experiments.reports.table", "from experiments.runs.one.store import f\n")
     write("preprocessing.a", "from . import b\n")
     write("preprocessing.b", "from .a import x\n")
     graph = import_graph(root)
-    assert upward_imports(graph) == ["experiments.runs.store:2 imports experiments.reports.table"]
-    assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.store"],
+    assert upward_imports(graph) == ["experiments.runs.one.store:2 imports experiments.reports.table"]
+    assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.one.store"],
                                       ["preprocessing.a", "preprocessing.b"]]
 
 
@@ -272,8 +272,8 @@ def test_parameters_are_counted_without_self_and_catch_alls():
 def test_a_long_parameter_list_is_found_outside_the_cli_only(toy_project):
     root, write = toy_project
     write("experiments.cli.command", "def command(a, b, c, d, e, f, g): pass\n")
-    write("experiments.runs.store", "def put(a, b, c, d, e, f, g): pass\n")
-    assert over_the_limit(root) == {"experiments.runs.store.put"}
+    write("experiments.runs.one.store", "def put(a, b, c, d, e, f, g): pass\n")
+    assert over_the_limit(root) == {"experiments.runs.one.store.put"}
 
 
 def test_a_second_main_metric_rule_is_found():

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from preprocessing.checksums import file_checksums
-from experiments.runs.inputs import ModelInputs
-from experiments.runs.metrics import predict_labels, require_finite, score
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import (
+from experiments.runs.one.inputs import ModelInputs
+from experiments.runs.one.metrics import predict_labels, require_finite, score
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import (
     CONFIG,
     ENTRANT,
     MODEL,
@@ -30,7 +30,7 @@ from experiments.runs.store import (
     write_json,
     write_text,
 )
-from experiments.runs.training import targets
+from experiments.runs.one.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256
@@ -101,7 +101,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
     stops with one line."""
     from baselines import load_model  # loads TensorFlow: only when a model is needed
-    from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
+    from experiments.runs.one import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     require_finished(directory)
     if (directory / ENTRANT).is_file():
@@ -137,7 +137,7 @@ class EstimatorRun(TrainedRun):
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
                       by_length: bool = False) -> np.ndarray:
-        from experiments.runs.entrants import class_probabilities  # scikit-learn: only for an estimator's run
+        from experiments.runs.entrants.registry import class_probabilities  # scikit-learn: only for an estimator's run
 
         return require_finite(class_probabilities(self.model, texts, len(self.label_names), str(self.directory)),
                               f"probabilities from the estimator of {self.directory}")
