@@ -35,9 +35,10 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.entrants.registry import Entrant, Job, Origin, Prepared, Scores, calling, enter
+from experiments.runs.entrants.registry import Entrant, Job, Origin, Prepared, Scores, enter
 from experiments.runs.entrants.estimators import user_function
 from experiments.runs.one.footprint import timed
+from experiments.runs.one.inference import calling
 from experiments.runs.one.training import class_weights, set_determinism
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256

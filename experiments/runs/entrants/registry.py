@@ -40,6 +40,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from experiments.runs.one import provenance
 from preprocessing.checksums import file_checksums
 from experiments.runs.one.footprint import COSTS, RunMeter, texts_per_second, timed
+from experiments.runs.one.inference import calling, class_probabilities
 from experiments.runs.one.metrics import main_metric_for, predict_labels, score
 from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
@@ -340,22 +341,6 @@ def _check(name: str, part: str, probabilities: np.ndarray, rows: int, classes: 
 
 # --- scikit-learn estimators, chosen on validation ------------------------------------------------
 
-def class_probabilities(estimator, texts: list[str], num_classes: int, what: str) -> np.ndarray:
-    """``estimator.predict_proba(texts)`` as (texts, classes) in label order (a class missing from the
-    training split gets probability 0)."""
-    proba = np.asarray(calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
-    classes = list(getattr(estimator, "classes_", range(proba.shape[1] if proba.ndim == 2 else 0)))
-    if proba.shape != (len(texts), len(classes)):
-        raise IsarcasmError(f"{what}: predict_proba returned the shape {proba.shape} for {len(texts)} texts "
-                            f"and {len(classes)} classes")
-    out = np.zeros((len(texts), num_classes))
-    for column, label in enumerate(classes):
-        if not (isinstance(label, (int, np.integer)) and 0 <= label < num_classes):
-            raise IsarcasmError(f"{what}: predicts the class {label!r}; labels are 0 .. {num_classes - 1}")
-        out[:, int(label)] = proba[:, column]
-    return out
-
-
 def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, what: str) -> Scores:
     """Fit ``make()`` once per point of ``grid`` (parameters set with ``set_params``) on the training
     split; keep the one whose validation score (:attr:`Job.metric`) is highest, the first on a tie.
@@ -388,16 +373,6 @@ def fitted_weights(estimator) -> int | None:
     if coef is None:
         return None
     return int(np.size(coef) + np.size(getattr(final, "intercept_", 0)))
-
-
-def calling(what: str, step: str, call: Callable):
-    """``call()``; whatever an estimator raises becomes one line naming it and the step."""
-    try:
-        return call()
-    except IsarcasmError:
-        raise
-    except Exception as exc:  # noqa: BLE001  (a user's estimator: whatever it raises is one line)
-        raise IsarcasmError(f"{what}: {step} raised {type(exc).__name__}: {exc}") from None
 
 
 # --- the reference rows ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,6 +123,32 @@ class NoModel(IsarcasmError):
     ``evaluate`` passes over it, saying so, where it was given among others."""
 
 
+def class_probabilities(estimator, texts: list[str], num_classes: int, what: str) -> np.ndarray:
+    """``estimator.predict_proba(texts)`` as (texts, classes) in label order (a class missing from the
+    training split gets probability 0)."""
+    proba = np.asarray(calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
+    classes = list(getattr(estimator, "classes_", range(proba.shape[1] if proba.ndim == 2 else 0)))
+    if proba.shape != (len(texts), len(classes)):
+        raise IsarcasmError(f"{what}: predict_proba returned the shape {proba.shape} for {len(texts)} texts "
+                            f"and {len(classes)} classes")
+    out = np.zeros((len(texts), num_classes))
+    for column, label in enumerate(classes):
+        if not (isinstance(label, (int, np.integer)) and 0 <= label < num_classes):
+            raise IsarcasmError(f"{what}: predicts the class {label!r}; labels are 0 .. {num_classes - 1}")
+        out[:, int(label)] = proba[:, column]
+    return out
+
+
+def calling(what: str, step: str, call: Callable):
+    """``call()``; whatever an estimator raises becomes one line naming it and the step."""
+    try:
+        return call()
+    except IsarcasmError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (a user's estimator: whatever it raises is one line)
+        raise IsarcasmError(f"{what}: {step} raised {type(exc).__name__}: {exc}") from None
+
+
 @dataclass
 class EstimatorRun(TrainedRun):
     """A scikit-learn entrant's run (``model``: its fitted estimator, which reads raw text: no
@@ -137,8 +164,6 @@ class EstimatorRun(TrainedRun):
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
                       by_length: bool = False) -> np.ndarray:
-        from experiments.runs.entrants.registry import class_probabilities  # scikit-learn: only for an estimator's run
-
         return require_finite(class_probabilities(self.model, texts, len(self.label_names), str(self.directory)),
                               f"probabilities from the estimator of {self.directory}")
 
