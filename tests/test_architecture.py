@@ -1,7 +1,8 @@
 """The folder tree is the architecture: imports go one way, no module imports itself back.
 
 ``experiments/`` has four layers, ``cli`` → ``studies`` → ``reports`` → ``runs``, above the
-packages ``baselines``, ``embeddings`` and ``preprocessing``.  These tests read every module's
+packages ``baselines``, ``embeddings`` and ``preprocessing``; ``runs`` has rooms of its own, in the
+order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``, ``results_set``).  These tests read every module's
 imports with :mod:`ast` (no module is imported), so they also catch imports inside functions.  The
 same reading counts every function's parameters: at most 6 outside ``experiments/cli``.
 """
@@ -91,12 +92,44 @@ def circles(graph) -> list[list[str]]:
     return groups
 
 
+#: The rooms of ``experiments.runs``, in the order of a run's life cycle, and the rooms each may import:
+#: one run knows nothing of running many or of the entrants; the scheduler runs an entrant's task
+#: without importing its room; the floor (``console``, ``results_set``) imports none of the three.
+RUN_ROOMS = {"experiments.runs.one": {"experiments.runs"},
+             "experiments.runs.many": {"experiments.runs.one", "experiments.runs"},
+             "experiments.runs.entrants": {"experiments.runs.one", "experiments.runs"},
+             "experiments.runs": set()}
+
+
+def run_room(module: str) -> str | None:
+    """The room of ``experiments.runs`` that holds ``module`` (the longest prefix), None outside it."""
+    return max((room for room in RUN_ROOMS if module == room or module.startswith(room + ".")), key=len, default=None)
+
+
+def imports_between_rooms(graph) -> list[str]:
+    """Imports from one room of ``experiments.runs`` into a room it may not import."""
+    return [f"{module}:{line} imports {target}" for module, targets in graph.items() for target, line in targets
+            if run_room(module) and run_room(target) and run_room(target) != run_room(module)
+            and run_room(target) not in RUN_ROOMS[run_room(module)]]
+
+
 def test_no_layer_imports_a_higher_one():
     assert upward_imports(import_graph()) == []
 
 
 def test_no_modules_import_each_other_in_a_circle():
     assert circles(import_graph()) == []
+
+
+def test_the_rooms_of_runs_import_only_the_rooms_below_them():
+    assert imports_between_rooms(import_graph()) == []
+
+
+def test_every_module_of_runs_is_in_a_room_of_the_life_cycle():
+    """A new sub-package of ``experiments.runs`` gets its place in :data:`RUN_ROOMS` (and what it may import)."""
+    rooms = {name for name, path in project_modules().items() if path.name == "__init__.py"
+             and name.startswith("experiments.runs")}
+    assert rooms == set(RUN_ROOMS)
 
 
 def test_every_module_belongs_to_a_layer():
@@ -254,6 +287,20 @@ def test_an_upward_import_and_a_circle_are_found(toy_project):
     assert upward_imports(graph) == ["experiments.runs.one.store:2 imports experiments.reports.table"]
     assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.one.store"],
                                       ["preprocessing.a", "preprocessing.b"]]
+
+
+def test_an_import_between_rooms_of_runs_is_found(toy_project):
+    root, write = toy_project
+    write("experiments.runs.console", "")
+    write("experiments.runs.one.store", "from experiments.runs import console\n")
+    write("experiments.runs.one.inference", "def f():\n    from experiments.runs.entrants import registry  # why\n")
+    write("experiments.runs.many.scheduler", "from experiments.runs.one import store\nfrom experiments.runs.entrants.registry import x\n")
+    write("experiments.runs.entrants.registry", "from experiments.runs.one.store import f\n")
+    write("experiments.runs.results_set", "from experiments.runs.many import scheduler\n")
+    assert sorted(imports_between_rooms(import_graph(root))) == [
+        "experiments.runs.many.scheduler:2 imports experiments.runs.entrants.registry",
+        "experiments.runs.one.inference:2 imports experiments.runs.entrants.registry",
+        "experiments.runs.results_set:1 imports experiments.runs.many.scheduler"]
 
 
 def test_parameters_are_counted_without_self_and_catch_alls():
