@@ -2,9 +2,10 @@
 
 ``experiments/`` has four layers, ``cli`` → ``studies`` → ``reports`` → ``runs``, above the
 packages ``baselines``, ``embeddings`` and ``preprocessing``; ``runs`` has rooms of its own, in the
-order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``, ``results_set``).  These tests read every module's
-imports with :mod:`ast` (no module is imported), so they also catch imports inside functions.  The
-same reading counts every function's parameters: at most 6 outside ``experiments/cli``.
+order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``,
+``results_set``).  These tests read every module's imports with :mod:`ast` (no module is imported),
+so they also catch imports inside functions.  The same reading counts every function's parameters:
+at most 6 outside ``experiments/cli``.
 """
 import ast
 from pathlib import Path
@@ -294,7 +295,8 @@ def test_an_import_between_rooms_of_runs_is_found(toy_project):
     write("experiments.runs.console", "")
     write("experiments.runs.one.store", "from experiments.runs import console\n")
     write("experiments.runs.one.inference", "def f():\n    from experiments.runs.entrants import registry  # why\n")
-    write("experiments.runs.many.scheduler", "from experiments.runs.one import store\nfrom experiments.runs.entrants.registry import x\n")
+    write("experiments.runs.many.scheduler",
+          "from experiments.runs.one import store\nfrom experiments.runs.entrants.registry import x\n")
     write("experiments.runs.entrants.registry", "from experiments.runs.one.store import f\n")
     write("experiments.runs.results_set", "from experiments.runs.many import scheduler\n")
     assert sorted(imports_between_rooms(import_graph(root))) == [
