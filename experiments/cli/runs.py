@@ -14,8 +14,8 @@ from experiments.cli.options import (
     reference_option,
     results_dir_option,
 )
-from experiments.runs.reference import SHIPPED
-from experiments.runs.store import RunStore, read_json, safe_name, writable_folder
+from experiments.runs.one.reference import SHIPPED
+from experiments.runs.one.store import RunStore, read_json, safe_name, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError

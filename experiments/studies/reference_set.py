@@ -1,14 +1,14 @@
-"""Exporting the runs behind a results file as the reference set (see experiments/runs/reference.py)."""
+"""Exporting the runs behind a results file as the reference set (see experiments/runs/one/reference.py)."""
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
 from experiments.reports.results import load_results, results_text
-from experiments.runs.reference import Backing, export, key_of, repeats, spec_of
-from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.spec import RunPlace
-from experiments.runs.store import REFERENCE_CHECK, read_config
+from experiments.runs.one.reference import Backing, export, key_of, repeats, spec_of
+from experiments.runs.many.scheduler import RunTask, run_tasks
+from experiments.runs.one.spec import RunPlace
+from experiments.runs.one.store import REFERENCE_CHECK, read_config
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 
@@ -16,7 +16,7 @@ from preprocessing.errors import IsarcasmError
 def export_results(path: Path, settings: Settings, to: Path, name: str | None = None) -> tuple[Path, Path, dict]:
     """Write every run of the results file ``path``'s cells to ``to/<name>.{json,npz}``, recording that
     file; return both files and the runs another file of the set already ships (key -> file name), left out
-    (:func:`experiments.runs.reference.export`).
+    (:func:`experiments.runs.one.reference.export`).
 
     A run is read where the results file names it, else at the same place under the store
     ``settings.store.root`` (a store copied or mounted elsewhere).  Every run must be there: a reference
@@ -68,7 +68,7 @@ def retrain_command(command: str | None, experiment: str) -> str:
 def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) -> list[dict]:
     """Retrain ``sample`` of the reference runs behind results ``experiment`` (drawn with ``seed``) in
     ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
-    run (:func:`experiments.runs.reference.repeats`): a user can trust the set without retraining it all.
+    run (:func:`experiments.runs.one.reference.repeats`): a user can trust the set without retraining it all.
     Each shipped run is verified against the local data first, as any use of it is."""
     keys = settings.reference.keys(experiment)
     if not keys:
