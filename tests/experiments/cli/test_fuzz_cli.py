@@ -70,7 +70,7 @@ BAD: dict[str, list[list[str]]] = {
                   ["reproduce", "{tmp}/escape.toml", "--split-col", "split", "--quick", "--embeddings", "random"],
                   ["reproduce", "{tmp}/notrun.toml"]],
     "report": [["report"], ["report", "nosuch", "--results-dir", "{tmp}/results"],
-               ["report", "table7", "--results-dir", "{tmp}/missing"],
+               ["report", "table7-nosuch", "--results-dir", "{tmp}/missing"],
                ["report", "garbage", "--results-dir", "{tmp}/results"],
                ["report", "../escape", "--results-dir", "{tmp}/results", "--html"],
                ["report", "garbage", "--results-dir", "{tmp}/results", "--against", "nosuch"],
