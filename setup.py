@@ -26,7 +26,7 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6.100"],
-        # --executor ray (experiments/runs/cluster.py); `make test` installs it so its tests run
+        # --executor ray (experiments/runs/many/cluster.py); `make test` installs it so its tests run
         "ray": ["ray>=2.9"],
         # The other Keras backends (KERAS_BACKEND=jax|torch); TensorFlow stays the faithful default.
         # torch is pinned to the release whose CPU build is tested here: an unpinned torch pulls a multi-GB CUDA build.

@@ -214,7 +214,7 @@ def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[
     """Shuffled batches: a permutation of the texts cut into ``batch_size`` pieces, as Keras'
     ``fit(shuffle=True)`` makes them (with another random generator).  On TensorFlow, after the run's
     seeding, Keras makes them once and trains every epoch on them in the same order (see
-    :func:`experiments.runs.training.fit_data`)."""
+    :func:`experiments.runs.one.training.fit_data`)."""
     order = rng.permutation(size)
     return [order[start:start + batch_size] for start in range(0, size, batch_size)]
 

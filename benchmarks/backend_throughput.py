@@ -58,8 +58,8 @@ TRAIN_BATCH, PREDICT_BATCH = 128, 256
 
 def real_inputs(data_dir: Path) -> tuple[dict, np.ndarray, dict, str]:
     """iSarcasm's training split as a faithful run (seed 0) builds it."""
-    from experiments.runs.inputs import FitTexts, ModelInputs  # the corpus path only
-    from experiments.runs.protocol import TrainConfig, make_splits
+    from experiments.runs.one.inputs import FitTexts, ModelInputs  # the corpus path only
+    from experiments.runs.one.protocol import TrainConfig, make_splits
     from preprocessing.config import PreprocessConfig
     from preprocessing.corpora import load_corpus
 
@@ -104,7 +104,7 @@ def worker(data_path: str) -> None:
     from baselines import MODELS as REGISTRY
     from baselines import ModelConfig, build_model
     try:
-        from experiments.runs.selection import selection_metric  # the F1 a real run logs
+        from experiments.runs.one.selection import selection_metric  # the F1 a real run logs
         metric = selection_metric(2)
     except ImportError:  # a lent GPU machine without scikit-learn: Keras' F1, the same per-batch work
         metric = keras.metrics.F1Score(average=None, name="f1")

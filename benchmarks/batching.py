@@ -23,8 +23,8 @@ import numpy as np
 from baselines import MODELS, ModelConfig, build_model
 from baselines.batching import LengthBuckets, used_length
 from experiments.reports.format import table
-from experiments.runs.inputs import FitTexts, ModelInputs
-from experiments.runs.protocol import make_splits
+from experiments.runs.one.inputs import FitTexts, ModelInputs
+from experiments.runs.one.protocol import make_splits
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
 

@@ -24,11 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import experiments.runs.training as training
+import experiments.runs.one.training as training
 from experiments.reports.format import markdown_table
-from experiments.runs import selection
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one import selection
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from preprocessing.corpora import load_corpus
 
 

@@ -6,7 +6,7 @@ process (benchmarks/fast_engine.py) cannot tell which engine raised the process'
 it), in a temporary run store (nothing reused).  Two figures per run: the child's peak resident memory
 from the kernel (``ru_maxrss`` of ``os.wait4``: the whole process, imports included; Linux counts in it what
 this parent held when it forked, which is why the parent imports little) and the peak the
-run recorded itself (metrics.json ``peak_memory_mb``, from the run's start: experiments/runs/footprint.py).
+run recorded itself (metrics.json ``peak_memory_mb``, from the run's start: experiments/runs/one/footprint.py).
 
 Usage::
 
@@ -83,7 +83,7 @@ HEADER = ["model", "exact, process peak MiB", "fast, process peak MiB", "fast / 
 
 def main() -> int:
     from experiments.reports.format import markdown_table
-    from experiments.runs.scheduler import worker_environment
+    from experiments.runs.many.scheduler import worker_environment
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="lstm,cnn,dense-lstm")

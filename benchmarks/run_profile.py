@@ -42,14 +42,14 @@ import keras  # noqa: E402  (timed: the imports are part of what a run costs)
 
 import baselines  # noqa: E402
 import baselines.batching as batching  # noqa: E402
-import experiments.runs.training as training  # noqa: E402
+import experiments.runs.one.training as training  # noqa: E402
 
 IMPORTED = time.perf_counter()
 
-from experiments.runs import selection  # noqa: E402
-from experiments.runs.inputs import ModelInputs  # noqa: E402
-from experiments.runs.protocol import TrainConfig  # noqa: E402
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec  # noqa: E402
+from experiments.runs.one import selection  # noqa: E402
+from experiments.runs.one.inputs import ModelInputs  # noqa: E402
+from experiments.runs.one.protocol import TrainConfig  # noqa: E402
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec  # noqa: E402
 from preprocessing.corpora import load_corpus  # noqa: E402
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}

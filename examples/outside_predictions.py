@@ -25,7 +25,7 @@ import argparse
 import csv
 from pathlib import Path
 
-from experiments.runs.protocol import make_splits
+from experiments.runs.one.protocol import make_splits
 from preprocessing.corpora import corpus_label, corpus_options, load_corpus
 
 CUES = ("yeah right", "oh great", "i love", "just what i needed", "#sarcasm", "#not", "so much fun", "can't wait")

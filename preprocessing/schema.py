@@ -1,6 +1,6 @@
 """Settings declared once: each field of a settings dataclass names its type, choices and range.
 
-:class:`~experiments.runs.protocol.TrainConfig` and :class:`~preprocessing.config.PreprocessConfig`
+:class:`~experiments.runs.one.protocol.TrainConfig` and :class:`~preprocessing.config.PreprocessConfig`
 declare every setting as a dataclass field whose metadata holds its ``choices`` and its
 :class:`Range`.  The same declaration then checks a value wherever it comes from: a command-line
 option (the CLI turns the range into a click range type), an experiment file's ``[train]``

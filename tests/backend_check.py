@@ -24,7 +24,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE / "baselines")]
 
 import keras  # noqa: E402  (after the path: the checkout's packages, not an installed copy)
 import numpy as np  # noqa: E402
-from experiments.runs.spec import RunSpec
+from experiments.runs.one.spec import RunSpec
 from test_models import model_inputs, pad, small_config, toy_task  # noqa: E402
 from toy_corpus import write_corpus  # noqa: E402
 
@@ -119,8 +119,8 @@ def check_train_command(directory: Path) -> dict:
 
 def check_tensorflow_run_not_reused(directory: Path) -> dict:
     """The TensorFlow run of tests/fixtures has another configuration hash here: it is not taken for this backend's."""
-    from experiments.runs.protocol import TrainConfig  # only this check needs them
-    from experiments.runs.training import expected_hash
+    from experiments.runs.one.protocol import TrainConfig  # only this check needs them
+    from experiments.runs.one.training import expected_hash
     from preprocessing.corpora import load_corpus
 
     old_run = HERE / "fixtures" / "run-094c709"

@@ -113,7 +113,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def clean_entrants():
     """Every test leaves the entrant registry as it found it."""
-    from experiments.runs.entrants import ENTRANTS
+    from experiments.runs.entrants.registry import ENTRANTS
 
     saved = dict(ENTRANTS._items)
     yield

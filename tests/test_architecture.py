@@ -1,9 +1,11 @@
 """The folder tree is the architecture: imports go one way, no module imports itself back.
 
 ``experiments/`` has four layers, ``cli`` → ``studies`` → ``reports`` → ``runs``, above the
-packages ``baselines``, ``embeddings`` and ``preprocessing``.  These tests read every module's
-imports with :mod:`ast` (no module is imported), so they also catch imports inside functions.  The
-same reading counts every function's parameters: at most 6 outside ``experiments/cli``.
+packages ``baselines``, ``embeddings`` and ``preprocessing``; ``runs`` has rooms of its own, in the
+order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``,
+``results_set``).  These tests read every module's imports with :mod:`ast` (no module is imported),
+so they also catch imports inside functions.  The same reading counts every function's parameters:
+at most 6 outside ``experiments/cli``.
 """
 import ast
 from pathlib import Path
@@ -91,12 +93,44 @@ def circles(graph) -> list[list[str]]:
     return groups
 
 
+#: The rooms of ``experiments.runs``, in the order of a run's life cycle, and the rooms each may import:
+#: one run knows nothing of running many or of the entrants; the scheduler runs an entrant's task
+#: without importing its room; the floor (``console``, ``results_set``) imports none of the three.
+RUN_ROOMS = {"experiments.runs.one": {"experiments.runs"},
+             "experiments.runs.many": {"experiments.runs.one", "experiments.runs"},
+             "experiments.runs.entrants": {"experiments.runs.one", "experiments.runs"},
+             "experiments.runs": set()}
+
+
+def run_room(module: str) -> str | None:
+    """The room of ``experiments.runs`` that holds ``module`` (the longest prefix), None outside it."""
+    return max((room for room in RUN_ROOMS if module == room or module.startswith(room + ".")), key=len, default=None)
+
+
+def imports_between_rooms(graph) -> list[str]:
+    """Imports from one room of ``experiments.runs`` into a room it may not import."""
+    return [f"{module}:{line} imports {target}" for module, targets in graph.items() for target, line in targets
+            if run_room(module) and run_room(target) and run_room(target) != run_room(module)
+            and run_room(target) not in RUN_ROOMS[run_room(module)]]
+
+
 def test_no_layer_imports_a_higher_one():
     assert upward_imports(import_graph()) == []
 
 
 def test_no_modules_import_each_other_in_a_circle():
     assert circles(import_graph()) == []
+
+
+def test_the_rooms_of_runs_import_only_the_rooms_below_them():
+    assert imports_between_rooms(import_graph()) == []
+
+
+def test_every_module_of_runs_is_in_a_room_of_the_life_cycle():
+    """A new sub-package of ``experiments.runs`` gets its place in :data:`RUN_ROOMS` (and what it may import)."""
+    rooms = {name for name, path in project_modules().items() if path.name == "__init__.py"
+             and name.startswith("experiments.runs")}
+    assert rooms == set(RUN_ROOMS)
 
 
 def test_every_module_belongs_to_a_layer():
@@ -175,7 +209,7 @@ def test_no_function_outside_the_cli_takes_more_than_six_parameters():
 
 
 #: The one module that decides the main metric (``main_metric_for``), and the values it decides on.
-MAIN_METRIC_RULE = "experiments.runs.metrics"
+MAIN_METRIC_RULE = "experiments.runs.one.metrics"
 SELECT_ON_VALUES = {"default", "macro-f1"}
 
 
@@ -195,11 +229,11 @@ def main_metric_decisions(source: str) -> list[int]:
 def test_the_main_metric_rule_is_decided_in_one_function():
     found = [f"{module}:{line}" for module, path in project_modules().items() if module != MAIN_METRIC_RULE
              for line in main_metric_decisions(path.read_text(encoding="utf-8"))]
-    assert found == [], "ask experiments.runs.metrics.main_metric_for instead"
+    assert found == [], "ask experiments.runs.one.metrics.main_metric_for instead"
 
 
 #: The run store: the one module that looks for a run's metrics.json (``METRICS``) to say whether it is finished.
-RUN_STORE = "experiments.runs.store"
+RUN_STORE = "experiments.runs.one.store"
 
 
 def metrics_file_checks(source: str) -> list[int]:
@@ -224,7 +258,7 @@ def metrics_file_checks(source: str) -> list[int]:
 def test_only_the_run_store_looks_for_metrics_json():
     found = [f"{module}:{line}" for module, path in project_modules().items() if module != RUN_STORE
              for line in metrics_file_checks(path.read_text(encoding="utf-8"))]
-    assert found == [], "ask experiments.runs.store (run_state, lookup, read_metrics) instead"
+    assert found == [], "ask experiments.runs.one.store (run_state, lookup, read_metrics) instead"
 
 
 # --- the checks themselves can fail ---------------------------------------------------------------
@@ -246,14 +280,29 @@ def toy_project(tmp_path):
 
 def test_an_upward_import_and_a_circle_are_found(toy_project):
     root, write = toy_project
-    write("experiments.runs.store", "def f():\n    from experiments.reports import table  # why\n")
-    write("experiments.reports.table", "from experiments.runs.store import f\n")
+    write("experiments.runs.one.store", "def f():\n    from experiments.reports import table  # why\n")
+    write("experiments.reports.table", "from experiments.runs.one.store import f\n")
     write("preprocessing.a", "from . import b\n")
     write("preprocessing.b", "from .a import x\n")
     graph = import_graph(root)
-    assert upward_imports(graph) == ["experiments.runs.store:2 imports experiments.reports.table"]
-    assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.store"],
+    assert upward_imports(graph) == ["experiments.runs.one.store:2 imports experiments.reports.table"]
+    assert sorted(circles(graph)) == [["experiments.reports.table", "experiments.runs.one.store"],
                                       ["preprocessing.a", "preprocessing.b"]]
+
+
+def test_an_import_between_rooms_of_runs_is_found(toy_project):
+    root, write = toy_project
+    write("experiments.runs.console", "")
+    write("experiments.runs.one.store", "from experiments.runs import console\n")
+    write("experiments.runs.one.inference", "def f():\n    from experiments.runs.entrants import registry  # why\n")
+    write("experiments.runs.many.scheduler",
+          "from experiments.runs.one import store\nfrom experiments.runs.entrants.registry import x\n")
+    write("experiments.runs.entrants.registry", "from experiments.runs.one.store import f\n")
+    write("experiments.runs.results_set", "from experiments.runs.many import scheduler\n")
+    assert sorted(imports_between_rooms(import_graph(root))) == [
+        "experiments.runs.many.scheduler:2 imports experiments.runs.entrants.registry",
+        "experiments.runs.one.inference:2 imports experiments.runs.entrants.registry",
+        "experiments.runs.results_set:1 imports experiments.runs.many.scheduler"]
 
 
 def test_parameters_are_counted_without_self_and_catch_alls():
@@ -272,8 +321,8 @@ def test_parameters_are_counted_without_self_and_catch_alls():
 def test_a_long_parameter_list_is_found_outside_the_cli_only(toy_project):
     root, write = toy_project
     write("experiments.cli.command", "def command(a, b, c, d, e, f, g): pass\n")
-    write("experiments.runs.store", "def put(a, b, c, d, e, f, g): pass\n")
-    assert over_the_limit(root) == {"experiments.runs.store.put"}
+    write("experiments.runs.one.store", "def put(a, b, c, d, e, f, g): pass\n")
+    assert over_the_limit(root) == {"experiments.runs.one.store.put"}
 
 
 def test_a_second_main_metric_rule_is_found():

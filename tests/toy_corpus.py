@@ -26,8 +26,8 @@ def train_toy(dataset, model: str, directory, data_dir, train, options=None):
     (Keras silent unless ``options`` say otherwise)."""
     from pathlib import Path
 
-    from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-    from experiments.runs.training import train_run
+    from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
+    from experiments.runs.one.training import train_run
 
     return train_run(RunSpec(dataset.name, model, 0, train), dataset, RunPlace(Path(directory)), data_dir,
                      options or RunOptions(verbose=0))

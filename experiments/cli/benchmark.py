@@ -21,7 +21,7 @@ from experiments.cli.options import (
 )
 from experiments.reports.benchmark import benchmark_summary
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
-from experiments.runs.entrants import ENTRANTS
+from experiments.runs.entrants.registry import ENTRANTS
 from experiments.studies.benchmark import BenchmarkRequest, classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
 from experiments.studies.cross_eval import NAME as CROSS

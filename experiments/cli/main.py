@@ -25,7 +25,7 @@ from experiments.cli.reproduce import report, reproduce
 from experiments.cli.runs import runs
 from experiments.cli.train import evaluate, predict, train
 from experiments.runs.console import set_up_console
-from experiments.runs.provenance import BACKENDS, keras_settings_backend, use_backend
+from experiments.runs.one.provenance import BACKENDS, keras_settings_backend, use_backend
 from preprocessing.datadir import resolve_data_dir
 from preprocessing.errors import IsarcasmError, one_line
 
@@ -86,7 +86,7 @@ _RECEIVED: list[int] = []
 
 class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt``
-    that ends the worker processes (experiments/runs/scheduler.py), cancels Ray tasks or drops a
+    that ends the worker processes (experiments/runs/many/scheduler.py), cancels Ray tasks or drops a
     half-written run does the same for it.  Python's default for them ends this process alone, and its
     ``--jobs`` workers, re-parented, went on training."""
 
@@ -128,7 +128,7 @@ _ELSEWHERE = "or choose another --output-dir / --results-dir"
 _ACCESS = f"give this user access to it (write access, where files go), {_ELSEWHERE}"
 _SPACE = f"free some space, {_ELSEWHERE}, and run the same command again"
 #: Faults of the machine, not of the command or its input (errno -> what happened, what to do). Every
-#: file is written to a temporary name and renamed once complete (experiments/runs/store.py), and a
+#: file is written to a temporary name and renamed once complete (experiments/runs/one/store.py), and a
 #: run is staged in a folder swapped in at the end, so nothing half-written is left to clean up.
 MACHINE_FAULTS = {
     errno.ENOSPC: ("no space left on the device", _SPACE),

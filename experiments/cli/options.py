@@ -1,7 +1,7 @@
 """The options and helpers that several commands share.
 
 Training and preprocessing options are generated from the fields of
-:class:`~experiments.runs.protocol.TrainConfig` and
+:class:`~experiments.runs.one.protocol.TrainConfig` and
 :class:`~preprocessing.config.PreprocessConfig` (their ``help`` and
 ``choices``), so a new setting is one field and appears on every command that
 takes it.  Command modules import from here, never from each other.
@@ -18,12 +18,12 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from experiments.runs.cluster import RayExecutor, import_ray
-from experiments.runs.protocol import QUICK, TrainConfig
-from experiments.runs.reference import SHIPPED, ReferenceSet
-from experiments.runs.scheduler import Executor, LocalExecutor, capped_jobs
-from experiments.runs.spec import RunOptions
-from experiments.runs.store import RunStore, writable_folder
+from experiments.runs.many.cluster import RayExecutor, import_ray
+from experiments.runs.one.protocol import QUICK, TrainConfig
+from experiments.runs.one.reference import SHIPPED, ReferenceSet
+from experiments.runs.many.scheduler import Executor, LocalExecutor, capped_jobs
+from experiments.runs.one.spec import RunOptions
+from experiments.runs.one.store import RunStore, writable_folder
 from experiments.studies.settings import TRAIN_OPTIONS, Corpora, Settings, TrainChoice
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus, refuse_file_options
@@ -87,8 +87,8 @@ def json_option(func):
 
 def jobs_option(func):
     """Where the runs of a command that trains many (reproduce, cross-eval, benchmark) are trained:
-    ``--jobs`` on this machine, or ``--executor ray`` on a Ray cluster (see experiments/runs/scheduler.py
-    and experiments/runs/cluster.py), parsed by :func:`executor_of`."""
+    ``--jobs`` on this machine, or ``--executor ray`` on a Ray cluster (see experiments/runs/many/scheduler.py
+    and experiments/runs/many/cluster.py), parsed by :func:`executor_of`."""
     for option in reversed([
         click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Runs trained at once, each in its own process with cores/JOBS threads (same "
@@ -270,7 +270,7 @@ def takes_settings(protocol_options: bool = False, study: bool = True):
 
 
 def reference_option(func):
-    """Where the shipped reference runs are (experiments/runs/reference.py)."""
+    """Where the shipped reference runs are (experiments/runs/one/reference.py)."""
     return click.option("--reference-dir", type=click.Path(file_okay=False), default=str(SHIPPED),
                         show_default=False,
                         help="The reference set: finished classic-model runs shipped with the repository, used "

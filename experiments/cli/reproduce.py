@@ -25,9 +25,9 @@ from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.results import load_results
 from experiments.reports.table import comparison_markdown
-from experiments.runs.protocol import PROTOCOLS, RULES
-from experiments.runs.reference import shipped_count
-from experiments.runs.store import RunStore, safe_name, writable_folder
+from experiments.runs.one.protocol import PROTOCOLS, RULES
+from experiments.runs.one.reference import shipped_count
+from experiments.runs.one.store import RunStore, safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
 from experiments.studies.experiment import Experiment, available, load_experiment
 from experiments.studies.reproduce import run_experiment

@@ -15,8 +15,8 @@ from experiments.cli.options import (
     results_dir_option,
 )
 from experiments.reports.results import load_results
-from experiments.runs.reference import SHIPPED
-from experiments.runs.store import RunStore, read_json, writable_folder
+from experiments.runs.one.reference import SHIPPED
+from experiments.runs.one.store import RunStore, read_json, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError

@@ -19,10 +19,10 @@ from experiments.cli.options import (
 )
 from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
 from experiments.reports.operating_point import floors_of
-from experiments.runs.metrics import absent_classes, main_metric, undefined_metrics
-from experiments.runs.protocol import experiment_name
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import FAILED, safe_name, writable_folder
+from experiments.runs.one.metrics import absent_classes, main_metric, undefined_metrics
+from experiments.runs.one.protocol import experiment_name
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import FAILED, safe_name, writable_folder
 from preprocessing.corpora import corpus_options as reader_options
 from preprocessing.corpora import refuse_file_options
 from preprocessing.anyfile import file_format, read_texts
@@ -46,7 +46,7 @@ def train(corpus, model, seed, experiment, settings, **preprocess):
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
     runs with other settings are stored under a name that lists what changed.
     """
-    from experiments.runs.training import train_run  # loads TensorFlow: only when a command trains
+    from experiments.runs.one.training import train_run  # loads TensorFlow: only when a command trains
 
     safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
     config = settings.train
@@ -111,7 +111,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     text) is printed as undefined and averaged nowhere (``--json``: ``{"evaluations": [...],
     "summary": [...]}``).
     """
-    from experiments.runs.inference import NoModel, evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
+    from experiments.runs.one.inference import NoModel, evaluate_run, load_run, sarcastic_share  # loads TensorFlow: only when needed
 
     results, shares, warned, modelless = [], {}, set(), []
     for directory in _distinct_runs(run_dirs):
@@ -201,7 +201,7 @@ def predict(ctx, run_directory, texts, input_file, text_col, as_json):
     the run's max length is cut to it: a warning line says which texts; ``--json`` gives every text's
     tokens_used, tokens_total and truncated.
     """
-    from experiments.runs.inference import load_run  # loads TensorFlow: only when a command loads a model
+    from experiments.runs.one.inference import load_run  # loads TensorFlow: only when a command loads a model
 
     texts = checked_texts(texts)
     if input_file:

@@ -104,7 +104,7 @@ def benchmark_summary(result: dict) -> list[str]:
          "and not counted; from raw text, tokenizer included, for a Keras or scikit-learn entrant); "
          "peak memory, the peak resident memory of the process that ran a run, from the "
          "run's start (it includes the Keras runtime and the data that process held; "
-         "experiments/runs/footprint.py). Predicting and peak memory are medians over a model's runs, "
+         "experiments/runs/one/footprint.py). Predicting and peak memory are medians over a model's runs, "
          "comparable only between runs of one sweep on one machine; — where a run did not record one, and for "
          "predictions made outside the suite, whose training and memory it did not measure. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "

@@ -29,8 +29,8 @@ import numpy as np
 from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
-from experiments.runs.store import CONFIG, METRICS, read_json, scored_runs
-from experiments.runs.trajectory import run_under
+from experiments.runs.one.store import CONFIG, METRICS, read_json, scored_runs
+from experiments.runs.one.trajectory import run_under
 from preprocessing.errors import IsarcasmError
 
 ALPHA = 0.05

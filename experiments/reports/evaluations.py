@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from experiments.reports.operating_point import floors_of
-from experiments.runs.metrics import MAIN_METRICS, METRIC_NAMES, summary_stats, undefined_metrics
+from experiments.runs.one.metrics import MAIN_METRICS, METRIC_NAMES, summary_stats, undefined_metrics
 
 #: The keys of a run's config.json that make its numbers (besides the seed, its fold and the split
 #: sizes, which follow from them): runs that agree on all of them are seeds of one configuration.

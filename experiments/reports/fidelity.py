@@ -15,7 +15,7 @@ import numpy as np
 
 from experiments.reports.format import markdown_table
 from experiments.reports.results import load_results
-from experiments.runs.protocol import TrainConfig, changed_fields
+from experiments.runs.one.protocol import TrainConfig, changed_fields
 from preprocessing.errors import IsarcasmError
 
 REPO = "silviu-oprea/sarcasm-cronos@da1b493"

@@ -20,7 +20,7 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from experiments.reports.cross import MATRIX_METRICS, matrix, rows
 from experiments.reports.table import shown_metrics
-from experiments.runs.store import (
+from experiments.runs.one.store import (
     PREDICTIONS,
     SCORED,
     read_config,

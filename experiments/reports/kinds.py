@@ -18,7 +18,7 @@ from experiments.reports.elements import elements_markdown
 from experiments.reports.fidelity import fidelity_markdown
 from experiments.reports.results import stamped
 from experiments.reports.table import markdown_report, results_csv
-from experiments.runs.store import write_result_files
+from experiments.runs.one.store import write_result_files
 from preprocessing.registry import Registry
 
 #: [(section heading, [(figure title, its PNG or None when its data is missing)])]

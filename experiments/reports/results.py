@@ -10,7 +10,7 @@ Version history:
 - 0: files written before results carried a version (until 2026-11-25); a table's file had no
   ``kind``.  Upgraded by naming the kind.
 - 1: ``kind`` and ``schema_version`` in every file; a table cell may carry ``thresholds`` and a
-  results file a ``selection`` rule (experiments/runs/trajectory.py); a table cell ``failed_runs``
+  results file a ``selection`` rule (experiments/runs/one/trajectory.py); a table cell ``failed_runs``
   and a cross or benchmark file ``failed_runs`` (runs whose training diverged, averaged nowhere;
   absent in older files, which is read as none); a cross file ``majority`` floors beside
   ``all_sarcastic``, ``files`` (the label of each file column -> its path) and a cell metric whose

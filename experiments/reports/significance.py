@@ -36,8 +36,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binomtest
 
-from experiments.runs.metrics import main_metric_for
-from experiments.runs.store import Predictions
+from experiments.runs.one.metrics import main_metric_for
+from experiments.runs.one.store import Predictions
 from preprocessing.errors import IsarcasmError
 
 METHODS = ("bootstrap", "mcnemar")
@@ -93,7 +93,7 @@ def _f1_from_counts(counts: np.ndarray, classes: list[int]) -> np.ndarray:
 
 
 def main_metric_classes(num_classes: int) -> list[int]:
-    """The classes the main metric (:func:`~experiments.runs.metrics.main_metric_for`) averages F1 over:
+    """The classes the main metric (:func:`~experiments.runs.one.metrics.main_metric_for`) averages F1 over:
     the sarcastic class (1), or all of them (macro)."""
     return [1] if main_metric_for(num_classes == 2) == "f1_sarcastic" else list(range(num_classes))
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from experiments.reports.format import duration, markdown_table
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
-from experiments.runs.protocol import QUICK
-from experiments.runs.reference import shipped_count
+from experiments.runs.one.protocol import QUICK
+from experiments.runs.one.reference import shipped_count
 from preprocessing.errors import IsarcasmError
 
 FLAG = 0.03
@@ -191,7 +191,7 @@ def _seed_list(result: dict) -> str:
 
 def selection_section(result: dict) -> list[str]:
     """Which epoch and threshold each run's rule chose (on validation data), when a rule other than the
-    paper's chose them (see experiments/runs/trajectory.py)."""
+    paper's chose them (see experiments/runs/one/trajectory.py)."""
     rule = result.get("selection", result.get("train", {}).get("selection", "best"))
     cells = [c for c in result["cells"] if c.get("thresholds")]
     if rule == "best" or not cells:

@@ -2,7 +2,7 @@
 reproductions, the cross-dataset matrix, benchmarks of a new model, the human baseline.
 
 Every study takes one :class:`~experiments.studies.settings.Settings`, turns its cells into
-run tasks for :func:`experiments.runs.scheduler.run_tasks`, and saves its result through
+run tasks for :func:`experiments.runs.many.scheduler.run_tasks`, and saves its result through
 :mod:`experiments.reports.kinds`.  May import ``experiments.reports``, ``experiments.runs`` and
 the packages below them, never ``experiments.cli``.
 """

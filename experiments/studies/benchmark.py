@@ -36,12 +36,12 @@ from experiments.reports.benchmark import compared_rows
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
-from experiments.runs import provenance
-from experiments.runs.entrants import ENTRANTS, REFERENCES, recorded_costs
-from experiments.runs.footprint import COSTS
-from experiments.runs.metrics import main_metric, summary_stats
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import CONFIG, SCORED, model_parameters, read_json, read_metrics, run_state
+from experiments.runs.one import provenance
+from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, recorded_costs
+from experiments.runs.one.footprint import COSTS
+from experiments.runs.one.metrics import main_metric, summary_stats
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import CONFIG, SCORED, model_parameters, read_json, read_metrics, run_state
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment

@@ -1,7 +1,7 @@
 """Cross-dataset evaluation: train on one corpus, test on every corpus' test split.
 
 Each (model, training corpus, seed) is one ordinary training run under the
-protocol of :func:`experiments.runs.training.train_run`.  A run is reused wherever it already
+protocol of :func:`experiments.runs.one.training.train_run`.  A run is reused wherever it already
 exists with the same configuration hash: first under ``runs/cross/``, then
 under any other experiment of the store, such as the table reproductions
 (the hash does not depend on the experiment's name, so an equal hash is the
@@ -12,7 +12,7 @@ models trained on the other corpora are evaluated on it.
 
 A run is then evaluated on every corpus with its own vocabulary and
 preprocessing (unseen words become ``<unk>``), as a deployed model would see
-new data (:func:`experiments.runs.inference.evaluate_run`, saved in ``<run>/evaluations/``).
+new data (:func:`experiments.runs.one.inference.evaluate_run`, saved in ``<run>/evaluations/``).
 The diagonal (test split of the training corpus) is the run's own test result.
 
 Results: ``results/cross.{json,csv,md}`` and ``results/cross/heatmap-<model>.png``
@@ -30,20 +30,20 @@ from tqdm import tqdm
 from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import floors_of
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from experiments.runs.console import chatty
-from experiments.runs.metrics import summary_stats, undefined_metrics
-from experiments.runs.scheduler import require_distinct_folders, run_tasks
-from experiments.runs.inference import run_config
-from experiments.runs.training import expected_hash
-from experiments.runs.store import (
+from experiments.runs.one.metrics import summary_stats, undefined_metrics
+from experiments.runs.many.scheduler import require_distinct_folders, run_tasks
+from experiments.runs.one.inference import run_config
+from experiments.runs.one.training import expected_hash
+from experiments.runs.one.store import (
     PREDICTIONS,
     Predictions,
     RunResult,
     read_metrics,
     read_predictions,
 )
-from experiments.runs.spec import RunSpec
+from experiments.runs.one.spec import RunSpec
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_labels
 from preprocessing.errors import IsarcasmError
@@ -116,7 +116,7 @@ def evaluations(run: Path, tests: list[Dataset], options_of: dict[str, dict], da
                 force: bool = False) -> list[Scored]:
     """The run's result on each test corpus, read with its file-corpus options (``options_of``: corpus
     name -> options), loading the model only when an evaluation is not saved yet (``force``: always)."""
-    from experiments.runs.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
+    from experiments.runs.one.inference import EvaluationPlace, evaluate_run, load_run  # TensorFlow: only when needed
 
     own = Scored.from_run(run)
     trained_on = run_config(run, ("corpus",))["corpus"]

@@ -1,10 +1,10 @@
 """Entrants in studies: the reference rows of a reproduction, and an entrant's benchmark cells.
 
-Every run of an entrant (:mod:`experiments.runs.entrants`) is settled first, for every cell and seed,
+Every run of an entrant (:mod:`experiments.runs.entrants.registry`) is settled first, for every cell and seed,
 and only then scored and written: a refused input (a predictions file with a wrong id, a corpus
 an entrant cannot score) stops the study with one line before anything is written.  They are scored
-as trained runs are trained: tasks of the study's executor (:func:`~experiments.runs.scheduler.run_tasks`,
-``--jobs``), whose kind (:func:`~experiments.runs.entrants.scoring`) scores them.  The runs
+as trained runs are trained: tasks of the study's executor (:func:`~experiments.runs.many.scheduler.run_tasks`,
+``--jobs``), whose kind (:func:`~experiments.runs.entrants.registry.scoring`) scores them.  The runs
 go to the same folders as the trained runs of the experiment (``<runs>/<experiment>/<corpus>/<name>/
 seed-N``), and finished ones are reused wherever they are in the store.
 """
@@ -16,15 +16,15 @@ from dataclasses import asdict
 
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
-from experiments.runs import provenance
-from experiments.runs.entrants import ENTRANTS, REFERENCES, Plan, plan_run, scoring
-from experiments.runs.estimators import load_estimator
-from experiments.runs.keras_entrants import load_keras_model
-from experiments.runs.metrics import per_class_scores
-from experiments.runs.outside import load_predictions
-from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import RunResult
+from experiments.runs.one import provenance
+from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
+from experiments.runs.entrants.estimators import load_estimator
+from experiments.runs.entrants.keras_models import load_keras_model
+from experiments.runs.one.metrics import per_class_scores
+from experiments.runs.entrants.outside import load_predictions
+from experiments.runs.many.scheduler import RunTask, run_tasks
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.reproduce import aggregate, cell_runs
 from experiments.studies.settings import Settings

@@ -11,9 +11,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from experiments.runs.metrics import METRICS
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import safe_name
+from experiments.runs.one.metrics import METRICS
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import safe_name
 from preprocessing.errors import IsarcasmError, shown
 from preprocessing.fileio import require_file
 from preprocessing.schema import nearest

@@ -27,14 +27,14 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import precision_recall_curve
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import load_results
-from experiments.runs.metrics import summary_stats
-from experiments.runs.protocol import PROTOCOLS as NAMED_PROTOCOLS
-from experiments.runs.protocol import TrainConfig, authors_lines, flag, value_name
-from experiments.runs.store import EPOCHS
-from experiments.runs.trajectory import load_record
+from experiments.runs.one.metrics import summary_stats
+from experiments.runs.one.protocol import PROTOCOLS as NAMED_PROTOCOLS
+from experiments.runs.one.protocol import TrainConfig, authors_lines, flag, value_name
+from experiments.runs.one.store import EPOCHS
+from experiments.runs.one.trajectory import load_record
 from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from experiments.runs.metrics import classification_metrics
+from experiments.runs.one.metrics import classification_metrics
 from preprocessing.fileio import parse_label, read_csv
 
 ANNOTATIONS = "isarcasmeval/third-party annotations/english_task_a.csv"

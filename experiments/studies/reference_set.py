@@ -1,13 +1,13 @@
-"""Exporting the runs behind a results file as the reference set (see experiments/runs/reference.py)."""
+"""Exporting the runs behind a results file as the reference set (see experiments/runs/one/reference.py)."""
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from experiments.runs.reference import export, key_of, repeats, spec_of
-from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.spec import RunPlace
-from experiments.runs.store import REFERENCE_CHECK, read_config
+from experiments.runs.one.reference import export, key_of, repeats, spec_of
+from experiments.runs.many.scheduler import RunTask, run_tasks
+from experiments.runs.one.spec import RunPlace
+from experiments.runs.one.store import REFERENCE_CHECK, read_config
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 
@@ -63,7 +63,7 @@ def retrain_command(command: str | None, experiment: str) -> str:
 def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) -> list[dict]:
     """Retrain ``sample`` of the reference runs behind results ``experiment`` (drawn with ``seed``) in
     ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
-    run (:func:`experiments.runs.reference.repeats`): a user can trust the set without retraining it all.
+    run (:func:`experiments.runs.one.reference.repeats`): a user can trust the set without retraining it all.
     Each shipped run is verified against the local data first, as any use of it is."""
     keys = settings.reference.keys(experiment)
     if not keys:

@@ -1,6 +1,6 @@
 """Running an experiment's cells over seeds and aggregating them.
 
-Every (cell, seed) is one :func:`experiments.runs.training.train_run`; finished runs with the
+Every (cell, seed) is one :func:`experiments.runs.one.training.train_run`; finished runs with the
 same configuration are reused, so an interrupted reproduction resumes where it
 stopped.  Aggregates go to ``results/<experiment>.{json,csv,md}`` (see
 :mod:`experiments.reports.table`).
@@ -16,12 +16,12 @@ from tqdm import tqdm
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.reports.table import failure_note
-from experiments.runs import provenance
-from experiments.runs.metrics import METRIC_NAMES, METRICS, main_metric, per_class_scores, summary_stats
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.scheduler import RunTask, run_tasks
-from experiments.runs.spec import RunSpec
-from experiments.runs.trajectory import run_under
+from experiments.runs.one import provenance
+from experiments.runs.one.metrics import METRIC_NAMES, METRICS, main_metric, per_class_scores, summary_stats
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.many.scheduler import RunTask, run_tasks
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.trajectory import run_under
 from experiments.studies.experiment import Cell, Experiment
 from experiments.studies.human import manual_labelling_metrics
 from experiments.studies.settings import Settings

@@ -1,7 +1,7 @@
 """Another selection rule applied to a finished reproduction, from its runs' per-epoch records.
 
 ``isarcasm report table7 --selection grid`` reads each run's ``epochs.npz`` (see
-:mod:`experiments.runs.trajectory`), lets the rule choose an epoch and a threshold on validation
+:mod:`experiments.runs.one.trajectory`), lets the rule choose an epoch and a threshold on validation
 data, scores the test split there, and aggregates the cells exactly as ``reproduce`` does.
 Nothing is trained, so it takes seconds; the new results are saved beside the old ones as
 ``<experiment>-selection-<rule>``, never over them.
@@ -14,9 +14,9 @@ from pathlib import Path
 from experiments.reports.operating_point import operating_point_of
 from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
-from experiments.runs.metrics import per_class_scores
-from experiments.runs.store import EPOCHS
-from experiments.runs.trajectory import check_rule, run_under
+from experiments.runs.one.metrics import per_class_scores
+from experiments.runs.one.store import EPOCHS
+from experiments.runs.one.trajectory import check_rule, run_under
 from experiments.studies.experiment import Cell, Reference
 from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError

@@ -11,12 +11,12 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from experiments.runs.protocol import QUICK, TrainConfig, experiment_name
-from experiments.runs.scheduler import Executor, LocalExecutor, RunTask
-from experiments.runs.reference import Mismatch, ReferenceSet, key_of
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import CONFIG, RunStore, read_json
-from experiments.runs.training import expected_hash
+from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
+from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
+from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one.store import CONFIG, RunStore, read_json
+from experiments.runs.one.training import expected_hash
 from preprocessing.corpora import Corpora
 from preprocessing.errors import IsarcasmError
 
@@ -79,7 +79,7 @@ class Settings:
     training: TrainChoice = field(default_factory=TrainChoice)
     options: RunOptions = RunOptions()
     executor: Executor = field(default_factory=LocalExecutor)
-    #: The reference set (experiments/runs/reference.py: finished runs shipped with the repository,
+    #: The reference set (experiments/runs/one/reference.py: finished runs shipped with the repository,
     #: used where the local data agrees).
     reference: ReferenceSet | None = None
     #: The reference runs handed out so far (their folders in the store), for the reports to count.
@@ -113,7 +113,7 @@ class Settings:
         return replace(place, twins=(*place.twins, shipped)) if shipped else place
 
     def shipped(self, key: str, strict: bool = False) -> Path | None:
-        """The reference run ``key`` (experiments/runs/reference.py), verified against the local data and
+        """The reference run ``key`` (experiments/runs/one/reference.py), verified against the local data and
         materialised in the store; None where the set has none, or where it does not match: one line says
         so, once per cell (``strict``: that line is the error)."""
         if self.reference is None:

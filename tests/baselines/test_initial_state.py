@@ -13,8 +13,8 @@ from test_models import model_inputs, pad, small_config
 from baselines import build_model, load_model, main_output
 from baselines.config import INITIAL_STATES
 from baselines.layers import INITIAL_STATE_SCALE, RandomStateLSTM
-from experiments.runs.protocol import INITIAL_STATES as SETTING_VALUES
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.protocol import INITIAL_STATES as SETTING_VALUES
+from experiments.runs.one.protocol import TrainConfig
 
 RECURRENT = ["lstm", "att-lstm", "dense-lstm", "siarn", "miarn"]
 TEXTS = [[7], [5, 3], [2, 9, 4, 4, 8, 6, 3], []]

@@ -16,9 +16,9 @@ from markdown_tables import unpadded
 
 from experiments.reports import distribution
 from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
-from experiments.runs.metrics import summary_stats
-from experiments.runs.store import CONFIG, METRICS
-from experiments.runs.trajectory import Trajectory, run_under, save_record
+from experiments.runs.one.metrics import summary_stats
+from experiments.runs.one.store import CONFIG, METRICS
+from experiments.runs.one.trajectory import Trajectory, run_under, save_record
 
 SEEDS = list(range(10))
 MODELS = ("lstm", "cnn")

@@ -6,8 +6,8 @@ import pytest
 
 from embeddings.vectors import initial_vectors, load_vectors_report, vectors_path
 from embeddings.word2vec import train_word2vec
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.training import data_files
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.training import data_files
 from preprocessing.errors import IsarcasmError
 
 TRAIN = [["我", "很", "好"], ["你", "很", "好", "!"], ["今", "天", "好"]] * 10

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from embeddings.vectors import load_vectors_report
 from experiments.cli import main
-from experiments.runs.outside import predictions_file
+from experiments.runs.entrants.outside import predictions_file
 from preprocessing import checksums
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError

@@ -21,9 +21,9 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from experiments.runs.inference import run_config  # noqa: E402
-from experiments.runs.inputs import ModelInputs  # noqa: E402
-from experiments.runs.protocol import TrainConfig  # noqa: E402
+from experiments.runs.one.inference import run_config  # noqa: E402
+from experiments.runs.one.inputs import ModelInputs  # noqa: E402
+from experiments.runs.one.protocol import TrainConfig  # noqa: E402
 from experiments.studies.experiment import CELL_KEYS, FILE_KEYS, PUBLISHED_KEYS, load_experiment  # noqa: E402
 from preprocessing.config import PreprocessConfig  # noqa: E402
 from preprocessing.errors import IsarcasmError  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.runs.inputs import FitTexts, ModelInputs
+from experiments.runs.one.inputs import FitTexts, ModelInputs
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.lexicons import LEXICONS, NRC_EMOTIONS_SENTIMENT, LexiconFeaturizer, tweet_tokens

@@ -25,7 +25,7 @@ from locations import ROOT
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs.scheduler import capped_jobs, cores
+from experiments.runs.many.scheduler import capped_jobs, cores
 from preprocessing.errors import IsarcasmError
 from preprocessing.limits import (MAX_RESAMPLES, MAX_SEEDS, MEMORY_ENV, RAY_TIMEOUT_ENV, ROWS, VECTORS, memory_budget,
                                   parse_size)
@@ -252,7 +252,7 @@ def test_a_grpc_server_passes_the_ray_probe():
 
     import grpc
 
-    from experiments.runs.cluster import check_ray_address
+    from experiments.runs.many.cluster import check_ray_address
 
     server = grpc.server(futures.ThreadPoolExecutor(1))
     port = server.add_insecure_port("127.0.0.1:0")

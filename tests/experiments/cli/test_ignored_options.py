@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs.protocol import make_splits
+from experiments.runs.one.protocol import make_splits
 from locations import FIXTURES
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError

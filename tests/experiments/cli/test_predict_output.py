@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from toy_corpus import train_toy, write_corpus
 
 from experiments.cli import main
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import shown
 

@@ -12,11 +12,11 @@ from toy_corpus import write_corpus
 
 from experiments.cli import main
 from experiments.reports.evaluations import evaluation_summary, summary_lines
-from experiments.runs.metrics import classification_metrics, undefined_metrics
-from experiments.runs.training import train_run
+from experiments.runs.one.metrics import classification_metrics, undefined_metrics
+from experiments.runs.one.training import train_run
 from preprocessing.corpora import load_corpus
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 
 
 def result(model: str, trained_on: str, corpus: str, f1: float, macro: float, epochs: int = 30) -> dict:

@@ -10,8 +10,8 @@ from sklearn.metrics import confusion_matrix
 
 from experiments.cli import main
 from experiments.reports.figures import markdown_to_html
-from experiments.runs.metrics import classification_metrics
-from experiments.runs.store import history_csv
+from experiments.runs.one.metrics import classification_metrics
+from experiments.runs.one.store import history_csv
 from experiments.studies.experiment import Cell, Reference
 from experiments.studies.reproduce import aggregate
 

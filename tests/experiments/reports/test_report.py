@@ -4,7 +4,7 @@ from markdown_tables import cells, tables, unpadded
 
 from experiments.reports.table import comparison_markdown, markdown_report, results_csv
 from experiments.studies.experiment import Cell, Reference
-from experiments.runs.metrics import per_class_scores
+from experiments.runs.one.metrics import per_class_scores
 from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus
 
-from experiments.runs.protocol import TrainConfig, experiment_name, make_splits
-from experiments.runs.spec import RunSpec
-from experiments.runs.training import expected_hash, run_inputs
+from experiments.runs.one.protocol import TrainConfig, experiment_name, make_splits
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.training import expected_hash, run_inputs
 from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from backend_check import CASES
 
-from experiments.runs.provenance import BACKENDS as ALL_BACKENDS
+from experiments.runs.one.provenance import BACKENDS as ALL_BACKENDS
 from locations import TESTS
 
 HELPER = TESTS / "backend_check.py"
@@ -121,8 +121,8 @@ def test_a_tensorflow_run_is_not_reused_on_another_backend(backend, tmp_path_fac
 
 def test_another_backend_is_a_named_variant(monkeypatch):
     """Runs and results of another backend go under <experiment>-backend-NAME; TensorFlow's keep their names."""
-    from experiments.runs import provenance
-    from experiments.runs.protocol import QUICK, TrainConfig
+    from experiments.runs.one import provenance
+    from experiments.runs.one.protocol import QUICK, TrainConfig
 
     assert TrainConfig().variant() == ""
     monkeypatch.setattr(provenance, "keras_backend", lambda: "jax")

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus, train_toy
 
-from experiments.runs.inference import evaluate_run, load_run
-from experiments.runs.inputs import FitTexts, ModelInputs, context_text
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.inference import evaluate_run, load_run
+from experiments.runs.one.inputs import FitTexts, ModelInputs, context_text
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
@@ -103,7 +103,7 @@ def test_an_experiment_whose_protocol_asks_for_context_leaves_out_the_same_model
 
 def test_cross_eval_with_context_leaves_out_a_model_without_a_context_variant(tmp_path):
     from experiments.studies.cross_eval import cross_cells
-    from experiments.runs.store import RunStore
+    from experiments.runs.one.store import RunStore
     from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     settings = Settings(Corpora(tmp_path), RunStore(tmp_path / "runs"), training=TrainChoice.of(replace(FAST, context="all")))

@@ -136,14 +136,14 @@ def test_every_keras_load_uses_safe_mode_and_nothing_unpickles():
                            r"\bKeyedVectors\.load\(|\bmarshal\.loads?\(")
     hits = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in sources for line in p.read_text().splitlines()
             if forbidden.search(line) and not line.lstrip().startswith("#")]
-    assert hits == ["experiments/runs/store.py: return joblib.load(path)"], hits
-    guarded = (ROOT / "experiments/runs/store.py").read_text()
+    assert hits == ["experiments/runs/one/store.py: return joblib.load(path)"], hits
+    guarded = (ROOT / "experiments/runs/one/store.py").read_text()
     assert guarded.index("content_sha256(path) != saved.get") < guarded.index("joblib.load(path)")
 
 
 @pytest.mark.parametrize("experiment", ["../escape", "a/../../escape", "/tmp/abs", ".hidden", ".."])
 def test_run_names_cannot_lead_outside_the_store(tmp_path, experiment):
-    from experiments.runs.store import run_dir, safe_name
+    from experiments.runs.one.store import run_dir, safe_name
     from preprocessing.errors import IsarcasmError
 
     with pytest.raises(IsarcasmError, match="cannot be a folder name"):

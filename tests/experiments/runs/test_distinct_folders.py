@@ -1,10 +1,10 @@
 """Runs of two corpora never share a run folder (issue 32: the store names a file's runs by its stem)."""
 import pytest
 
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.scheduler import RunTask, require_distinct_folders, run_tasks
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import RunStore
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.many.scheduler import RunTask, require_distinct_folders, run_tasks
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import RunStore
 from preprocessing.errors import IsarcasmError
 
 

@@ -10,13 +10,13 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs import scheduler
-from experiments.runs.entrants import ENTRANTS, Scoring, scoring
-from experiments.runs.estimators import load_estimator
-from experiments.runs.outside import load_predictions
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.spec import RunPlace, RunSpec
-from experiments.runs.store import run_dir
+from experiments.runs.many import scheduler
+from experiments.runs.entrants.registry import ENTRANTS, Scoring, scoring
+from experiments.runs.entrants.estimators import load_estimator
+from experiments.runs.entrants.outside import load_predictions
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.spec import RunPlace, RunSpec
+from experiments.runs.one.store import run_dir
 from locations import ROOT
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
@@ -86,7 +86,7 @@ def test_entrant_and_model_runs_are_ordered_by_cost_and_entrants_never_read_the_
 
 
 def test_an_executor_that_trains_elsewhere_scores_an_entrant_here(toy, tmp_path, monkeypatch):
-    from experiments.runs import cluster
+    from experiments.runs.many import cluster
 
     def never(*args, **kwargs):
         raise AssertionError("an entrant's run was sent to Ray")

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
-from experiments.runs.inference import evaluate_run, load_run
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import EVALUATIONS
+from experiments.runs.one.inference import evaluate_run, load_run
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import EVALUATIONS
 from preprocessing.corpora import load_corpus
 
 ONE_EPOCH = TrainConfig(epochs=1, batch_size=32, embeddings="random")

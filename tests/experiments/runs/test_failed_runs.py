@@ -12,10 +12,10 @@ from toy_corpus import write_corpus
 from embeddings.vectors import load_vectors
 from experiments.cli import main
 from experiments.reports.table import markdown_report
-from experiments.runs.metrics import NonFinite, score
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.scheduler import RunTask, produce
-from experiments.runs.spec import RunPlace, RunSpec
+from experiments.runs.one.metrics import NonFinite, score
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.many.scheduler import RunTask, produce
+from experiments.runs.one.spec import RunPlace, RunSpec
 from experiments.studies.experiment import Cell
 from experiments.studies.reproduce import cell_line, summarise_cell
 from preprocessing.corpora import load_corpus
@@ -118,7 +118,7 @@ def test_a_finite_loss_beyond_any_cross_entropy_is_a_diverged_run():
     """--lr 1e30 on iSarcasm's LSTM keeps the loss finite (~1e31) while it learns nothing: stopped too."""
     import keras
 
-    from experiments.runs.selection import DIVERGED_LOSS, StopOnNonFinite
+    from experiments.runs.one.selection import DIVERGED_LOSS, StopOnNonFinite
 
     stop = StopOnNonFinite()
     stop.set_model(keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))

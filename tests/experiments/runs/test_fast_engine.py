@@ -9,9 +9,9 @@ from test_batching import bucket_inputs
 
 from baselines import ModelConfig, build_model
 from baselines.batching import SplitBatches, class_ratio_rows, shuffled_rows, used_length
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.selection import ValidationLogs
-from experiments.runs.training import fit_data, set_determinism
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.selection import ValidationLogs
+from experiments.runs.one.training import fit_data, set_determinism
 
 
 def pieces_of(batches: SplitBatches) -> list:
@@ -195,8 +195,8 @@ def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_kee
     get another hash), and nothing is added for the exact engine, so every committed run keeps its hash."""
     from toy_corpus import write_corpus
 
-    import experiments.runs.training as training
-    from experiments.runs.spec import RunSpec
+    import experiments.runs.one.training as training
+    from experiments.runs.one.spec import RunSpec
     from preprocessing.corpora import load_corpus
 
     dataset = load_corpus(str(write_corpus(tmp_path / "toy.csv")), tmp_path, split_col="split")

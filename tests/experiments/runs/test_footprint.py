@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.runs.footprint import RunMeter, texts_per_second
+from experiments.runs.one.footprint import RunMeter, texts_per_second
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(),
                                 reason="peak memory is measured through Linux' /proc only")

@@ -13,11 +13,11 @@ from sklearn.metrics import f1_score
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
-from experiments.runs.entrants import plan_run, score_run
-from experiments.runs.keras_entrants import load_keras_model
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.spec import RunPlace, RunSpec
-from experiments.runs.store import read_predictions, run_dir
+from experiments.runs.entrants.registry import plan_run, score_run
+from experiments.runs.entrants.keras_models import load_keras_model
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.spec import RunPlace, RunSpec
+from experiments.runs.one.store import read_predictions, run_dir
 from preprocessing.corpora import load_corpus
 from locations import ROOT
 

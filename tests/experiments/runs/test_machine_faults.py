@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from toy_corpus import train_toy, write_corpus
 
 from experiments.cli import main
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import write_result_files
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import write_result_files
 from preprocessing.corpora import load_corpus
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds an fd's file in /proc")

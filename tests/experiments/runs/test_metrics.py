@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score, precision_score, recall_score
 
-from experiments.runs.metrics import (
+from experiments.runs.one.metrics import (
     best_threshold,
     classification_metrics,
     main_metric,
@@ -53,7 +53,7 @@ def test_best_threshold_maximises_validation_f1():
 
 @pytest.mark.parametrize("select_on, average", [("default", "binary"), ("macro-f1", "macro")])
 def test_the_selection_metric_is_scikit_learns_f1_at_the_decision_threshold(select_on, average):
-    from experiments.runs.selection import selection_metric
+    from experiments.runs.one.selection import selection_metric
 
     gold = np.array([1, 1, 1, 1, 0, 0, 1, 0])
     probabilities = np.array([0.9, 0.6, 0.4, 0.2, 0.7, 0.1, 0.55, 0.3])
@@ -91,10 +91,10 @@ def test_every_reader_of_the_main_metric_follows_the_one_rule(num_classes, multi
     """main_metric_for decides; Keras' selection metric, NumPy's validation F1, the entrants' choice, the
     significance tests and the reports' headline (select_on default) read it."""
     from experiments.reports.significance import main_metric_classes
-    from experiments.runs.entrants import Job
-    from experiments.runs.protocol import TrainConfig
-    from experiments.runs.selection import selection_metric
-    from experiments.runs.trajectory import validation_f1
+    from experiments.runs.entrants.registry import Job
+    from experiments.runs.one.protocol import TrainConfig
+    from experiments.runs.one.selection import selection_metric
+    from experiments.runs.one.trajectory import validation_f1
     from preprocessing.records import Dataset
 
     assert main_metric_for(num_classes == 2 and not multi_label, select_on) == expected

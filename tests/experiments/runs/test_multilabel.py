@@ -7,11 +7,11 @@ from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_su
 from toy_corpus import write_corpus, train_toy
 
 from baselines import build_model
-from experiments.runs.inference import evaluate_run, load_run
-from experiments.runs.metrics import classification_metrics, multilabel_metrics, score
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import read_predictions
-from experiments.runs.training import targets
+from experiments.runs.one.inference import evaluate_run, load_run
+from experiments.runs.one.metrics import classification_metrics, multilabel_metrics, score
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import read_predictions
+from experiments.runs.one.training import targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from test_models import small_config

@@ -7,9 +7,9 @@ import pytest
 from test_lexicons import write_lexicons
 from toy_corpus import write_corpus, train_toy
 
-from experiments.runs.inference import load_run
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.training import aux_targets
+from experiments.runs.one.inference import load_run
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.training import aux_targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 

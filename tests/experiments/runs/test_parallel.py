@@ -54,9 +54,9 @@ def test_cross_eval_trains_missing_runs_in_parallel_with_the_same_numbers(tmp_pa
 def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp_path, monkeypatch, caplog):
     import logging
 
-    from experiments.runs import scheduler as parallel
-    from experiments.runs.protocol import TrainConfig
-    from experiments.runs.spec import RunPlace, RunSpec
+    from experiments.runs.many import scheduler as parallel
+    from experiments.runs.one.protocol import TrainConfig
+    from experiments.runs.one.spec import RunPlace, RunSpec
 
     loads = []
 
@@ -78,8 +78,8 @@ def test_a_worker_loads_each_corpus_once_without_repeating_its_data_warnings(tmp
 def test_workers_take_the_most_expensive_runs_first(tmp_path):
     """Longest processing time first: Dense-LSTM before the LSTM before the CNN, a larger corpus
     before a smaller one, so no worker is left with a long run after the others are done."""
-    from experiments.runs import scheduler
-    from experiments.runs.spec import RunPlace, RunSpec
+    from experiments.runs.many import scheduler
+    from experiments.runs.one.spec import RunPlace, RunSpec
     from preprocessing.records import Dataset, Record
 
     def corpus(name, size):

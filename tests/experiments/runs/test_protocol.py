@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from experiments.runs.protocol import TrainConfig, make_splits
+from experiments.runs.one.protocol import TrainConfig, make_splits
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset, Fold, Record
 
@@ -68,7 +68,7 @@ def test_bad_train_config_is_refused(kwargs):
 
 
 def test_variants_are_named_apart_from_the_faithful_protocol():
-    from experiments.runs.protocol import QUICK
+    from experiments.runs.one.protocol import QUICK
 
     assert TrainConfig().variant() == "" and TrainConfig(tune_threshold=True).variant() == ""
     assert TrainConfig(**QUICK).variant() == "quick"
@@ -89,7 +89,7 @@ def test_variant_names_tell_numbers_apart():
 
 
 def test_the_variant_names_in_use_keep_their_names():
-    from experiments.runs.protocol import QUICK, changed_fields
+    from experiments.runs.one.protocol import QUICK, changed_fields
     from preprocessing.config import PreprocessConfig
 
     names = {"class-weight-balanced": dict(class_weight="balanced"), "quick": QUICK,
@@ -111,7 +111,7 @@ def test_the_variant_names_in_use_keep_their_names():
 def test_each_named_protocol_names_its_elements_together_and_only_whole():
     """`--protocol authors-code` and `authors-scripts` each give one short name; another rule keeps the
     preset's name beside it; one element changed is no longer the preset, so every element is named."""
-    from experiments.runs.protocol import AUTHORS_SCRIPTS, PROTOCOLS
+    from experiments.runs.one.protocol import AUTHORS_SCRIPTS, PROTOCOLS
 
     for name, preset in list(PROTOCOLS.items())[1:]:
         config = TrainConfig(**preset)
@@ -122,7 +122,7 @@ def test_each_named_protocol_names_its_elements_together_and_only_whole():
 
 
 def test_one_rule_names_a_variant_for_train_and_for_the_studies():
-    from experiments.runs.protocol import experiment_name
+    from experiments.runs.one.protocol import experiment_name
     from experiments.studies.settings import Corpora, Settings, TrainChoice
     from preprocessing.config import PreprocessConfig
 
@@ -134,15 +134,15 @@ def test_one_rule_names_a_variant_for_train_and_for_the_studies():
 
 
 def test_an_experiment_whose_protocol_is_quick_sized_is_not_named_quick():
-    from experiments.runs.protocol import QUICK
+    from experiments.runs.one.protocol import QUICK
 
     assert TrainConfig(**QUICK).variant(TrainConfig(**QUICK)) == ""
     assert TrainConfig(**QUICK).variant(TrainConfig(max_train=50)) == "quick"
 
 
 def test_a_path_is_named_by_its_stem_and_a_hash_of_the_whole_path():
-    from experiments.runs.protocol import changed_fields
-    from experiments.runs.store import safe_name
+    from experiments.runs.one.protocol import changed_fields
+    from experiments.runs.one.store import safe_name
     from preprocessing.config import PreprocessConfig
 
     here, there = (TrainConfig(embeddings=f"/{d}/vectors.txt").variant() for d in ("x", "y"))
@@ -194,7 +194,7 @@ def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
 def test_fold_runs_are_stored_per_fold():
     from pathlib import Path
 
-    from experiments.runs.store import run_dir
+    from experiments.runs.one.store import run_dir
 
     assert run_dir(Path("runs"), "dialogue", "mustard", "cnn", 1, fold=0) == \
         Path("runs/dialogue/mustard/cnn/fold-1/seed-1")

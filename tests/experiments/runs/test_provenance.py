@@ -7,7 +7,7 @@ import time
 import pytest
 from toy_corpus import write_corpus
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from preprocessing import checksums as checksum_cache
 
 CPUINFO = """processor\t: 0

@@ -19,7 +19,7 @@ from locations import ROOT
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs.footprint import COSTS
+from experiments.runs.one.footprint import COSTS
 
 EXPERIMENT = "toy-quick-embeddings-random"
 
@@ -205,7 +205,7 @@ def test_options_of_the_other_executor_stop_with_one_line(tmp_path, options, mes
 
 def test_nothing_imports_ray_without_executor_ray():
     code = ("import sys; from experiments.cli import main; import experiments.studies.reproduce, "
-            "experiments.runs.cluster; assert 'ray' not in sys.modules, 'ray imported'")
+            "experiments.runs.many.cluster; assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
 
 
@@ -248,10 +248,10 @@ class FakeRay:
 
 
 def test_ctrl_c_cancels_every_run_not_finished_and_stops_the_ray_it_started(tmp_path, monkeypatch):
-    from experiments.runs.cluster import RayExecutor
-    from experiments.runs.protocol import TrainConfig
-    from experiments.runs.scheduler import RunTask
-    from experiments.runs.spec import RunPlace, RunSpec
+    from experiments.runs.many.cluster import RayExecutor
+    from experiments.runs.one.protocol import TrainConfig
+    from experiments.runs.many.scheduler import RunTask
+    from experiments.runs.one.spec import RunPlace, RunSpec
     from preprocessing.corpora import corpus_options, load_corpus
 
     fake = FakeRay()

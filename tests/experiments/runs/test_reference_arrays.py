@@ -1,13 +1,13 @@
-"""The reference set's leaner array format (experiments/runs/reference_arrays.py, version 2): the same values
+"""The reference set's leaner array format (experiments/runs/one/reference_arrays.py, version 2): the same values
 bit for bit as version 1, so every metric and selection rule scores a materialised run as the original."""
 import io
 
 import numpy as np
 import pytest
 
-from experiments.runs.protocol import RULES, THRESHOLD_RULES
-from experiments.runs.reference_arrays import PARTS, npz_bytes, packed, unpacked
-from experiments.runs.trajectory import Trajectory, choose_in, scored
+from experiments.runs.one.protocol import RULES, THRESHOLD_RULES
+from experiments.runs.one.reference_arrays import PARTS, npz_bytes, packed, unpacked
+from experiments.runs.one.trajectory import Trajectory, choose_in, scored
 
 
 def softmax_float32(logits: np.ndarray) -> np.ndarray:

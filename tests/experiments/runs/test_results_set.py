@@ -15,7 +15,7 @@ import pytest
 
 from experiments.reports.results import load_results
 from experiments.runs import results_set
-from experiments.runs.store import write_result_files
+from experiments.runs.one.store import write_result_files
 
 NAME = "t"
 #: keep json, csv, md; put json, csv, md, figure

@@ -4,8 +4,8 @@ import time
 
 from toy_corpus import train_toy, write_corpus
 
-from experiments.runs.footprint import RunMeter
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.footprint import RunMeter
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.corpora import load_corpus
 
 
@@ -40,7 +40,7 @@ def test_the_first_run_on_a_vectors_file_does_not_count_the_cache_build_as_train
 
 
 def test_a_sweep_is_recorded_by_every_run_it_trains(monkeypatch):
-    from experiments.runs import provenance
+    from experiments.runs.one import provenance
 
     monkeypatch.delenv(provenance.SWEEP_ENV, raising=False)
     provenance.start_sweep(3)

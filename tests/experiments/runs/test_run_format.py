@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from toy_corpus import write_corpus, train_toy
 
-from experiments.runs.inference import load_run
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import read_predictions
-from experiments.runs.training import expected_hash
+from experiments.runs.one.inference import load_run
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import read_predictions
+from experiments.runs.one.training import expected_hash
 from preprocessing.corpora import load_corpus
-from experiments.runs.spec import RunSpec
+from experiments.runs.one.spec import RunSpec
 from locations import FIXTURES
 
 OLD_RUN = FIXTURES / "run-094c709"
@@ -39,7 +39,7 @@ def test_an_old_run_has_the_configuration_hash_this_version_computes(old_store):
 
 
 def test_an_old_run_is_reused_not_retrained(old_store, monkeypatch):
-    monkeypatch.setattr("experiments.runs.training.set_determinism",
+    monkeypatch.setattr("experiments.runs.one.training.set_determinism",
                         lambda seed: pytest.fail("a finished run was trained again"))
     result = train_toy(old_store, "lstm", Path("run"), Path("."), SETTINGS)
     assert result.skipped and result.metrics == json.loads((OLD_RUN / "metrics.json").read_text())
@@ -55,7 +55,7 @@ def test_an_old_run_loads_and_predicts_what_it_predicted_then(old_store):
 def test_predictions_are_one_row_per_test_text_when_written_and_when_read(tmp_path):
     """An id holding a TAB or a line break is refused before it is written; a predictions.tsv with more
     (or fewer) rows than the run's test texts is refused when read, naming the run folder."""
-    from experiments.runs.store import predictions_tsv
+    from experiments.runs.one.store import predictions_tsv
     from preprocessing.errors import IsarcasmError
 
     gold, probabilities = np.eye(2)[[1, 0]], np.array([[0.2, 0.8], [0.6, 0.4]])

@@ -16,10 +16,10 @@ from markdown_tables import unpadded
 from sklearn.metrics import f1_score
 from toy_corpus import write_corpus, train_toy
 
-from experiments.runs.metrics import best_threshold
-from experiments.runs.protocol import RULES, TrainConfig
-from experiments.runs.store import EPOCHS, read_predictions, weights_file
-from experiments.runs.trajectory import (
+from experiments.runs.one.metrics import best_threshold
+from experiments.runs.one.protocol import RULES, TrainConfig
+from experiments.runs.one.store import EPOCHS, read_predictions, weights_file
+from experiments.runs.one.trajectory import (
     AUTHORS_GRID,
     Trajectory,
     choose,

@@ -14,11 +14,11 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
-from experiments.runs.entrants import plan_run, score_run
-from experiments.runs.estimators import load_estimator
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.spec import RunPlace, RunSpec
-from experiments.runs.store import read_predictions, run_dir
+from experiments.runs.entrants.registry import plan_run, score_run
+from experiments.runs.entrants.estimators import load_estimator
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.spec import RunPlace, RunSpec
+from experiments.runs.one.store import read_predictions, run_dir
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from locations import ROOT
@@ -187,7 +187,7 @@ def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypat
 def test_a_linear_models_weights_are_counted_and_other_estimators_are_not():
     from sklearn.dummy import DummyClassifier
 
-    from experiments.runs.entrants import fitted_weights, tfidf_lr
+    from experiments.runs.entrants.registry import fitted_weights, tfidf_lr
 
     texts = ["oh great, more rain", "lovely, another delay", "the bus is at noon", "rain tomorrow"] * 3
     labels = [1, 1, 0, 0] * 3

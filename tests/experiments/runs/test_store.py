@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from experiments.runs.store import RunWriter, is_finished, run_dir, write_json, write_result_files
+from experiments.runs.one.store import RunWriter, is_finished, run_dir, write_json, write_result_files
 from preprocessing.errors import IsarcasmError
 
 
@@ -97,7 +97,7 @@ def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones
 
 
 def test_a_run_missing_its_model_or_config_or_with_a_truncated_metrics_file_is_not_finished(tmp_path):
-    from experiments.runs.store import is_damaged
+    from experiments.runs.one.store import is_damaged
 
     target = tmp_path / "run"
     writer = RunWriter(target, "abc")
@@ -118,7 +118,7 @@ def test_the_claim_on_a_run_is_exclusive_and_removes_a_killed_process_leftovers(
     import multiprocessing
     import time
 
-    from experiments.runs.store import run_claim
+    from experiments.runs.one.store import run_claim
 
     target = tmp_path / "exp" / "seed-0"
     (tmp_path / "exp" / ".seed-0.staging-dead").mkdir(parents=True)
@@ -136,7 +136,7 @@ def test_the_claim_on_a_run_is_exclusive_and_removes_a_killed_process_leftovers(
 def _claim_and_touch(target: str, flag: str) -> None:
     from pathlib import Path
 
-    from experiments.runs.store import run_claim
+    from experiments.runs.one.store import run_claim
 
     with run_claim(Path(target)):
         Path(flag).touch()
@@ -145,7 +145,7 @@ def _claim_and_touch(target: str, flag: str) -> None:
 def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_still_read(tmp_path):
     import numpy as np
 
-    from experiments.runs.store import predictions_tsv, read_predictions
+    from experiments.runs.one.store import predictions_tsv, read_predictions
 
     text = predictions_tsv(["a", "b"], np.eye(2), np.array([[0.9, 0.1], [0.2, 0.8]]), False)
     assert text.splitlines()[0] == "id\tgold\tp_not_sarcastic\tp_sarcastic"
@@ -157,8 +157,8 @@ def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_
 
 
 def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
-    from experiments.runs.spec import RunPlace
-    from experiments.runs.store import RunResult, RunState, RunStore, run_state
+    from experiments.runs.one.spec import RunPlace
+    from experiments.runs.one.store import RunResult, RunState, RunStore, run_state
 
     FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
 
@@ -190,8 +190,8 @@ def finished_metrics(writer: RunWriter) -> dict:
 
 
 def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_path):
-    from experiments.runs.spec import RunPlace
-    from experiments.runs.store import RunStore
+    from experiments.runs.one.spec import RunPlace
+    from experiments.runs.one.store import RunStore
 
     place, calls = RunPlace(tmp_path / "exp" / "seed-0", (tmp_path / "twin" / "seed-0",)), []
 
@@ -210,8 +210,8 @@ def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_p
 
 
 def test_produce_reuses_a_twin_without_touching_its_own_folder(tmp_path):
-    from experiments.runs.spec import RunPlace
-    from experiments.runs.store import RunStore
+    from experiments.runs.one.spec import RunPlace
+    from experiments.runs.one.store import RunStore
 
     twin = RunStore.produce(RunPlace(tmp_path / "twin" / "seed-0"), "abc", finished_metrics).directory
     found = RunStore.produce(RunPlace(tmp_path / "exp" / "seed-0", (twin,)), "abc", finished_metrics)
@@ -219,8 +219,8 @@ def test_produce_reuses_a_twin_without_touching_its_own_folder(tmp_path):
 
 
 def test_produce_aborts_on_an_error_and_names_the_run_not_its_staging_folder(tmp_path):
-    from experiments.runs.spec import RunPlace
-    from experiments.runs.store import RunStore
+    from experiments.runs.one.spec import RunPlace
+    from experiments.runs.one.store import RunStore
 
     place = RunPlace(tmp_path / "exp" / "seed-0")
 
@@ -239,8 +239,8 @@ def test_produce_looks_again_once_it_holds_the_claim(tmp_path):
     import multiprocessing
     import time
 
-    from experiments.runs.spec import RunPlace
-    from experiments.runs.store import RunStore
+    from experiments.runs.one.spec import RunPlace
+    from experiments.runs.one.store import RunStore
 
     place, started = RunPlace(tmp_path / "exp" / "seed-0"), tmp_path / "started"
     other = multiprocessing.get_context("spawn").Process(target=_claim_and_finish,
@@ -262,7 +262,7 @@ def _claim_and_finish(target: str, started: str) -> None:
     import time
     from pathlib import Path
 
-    from experiments.runs.store import run_claim, write_run
+    from experiments.runs.one.store import run_claim, write_run
 
     with run_claim(Path(target)):
         Path(started).touch()

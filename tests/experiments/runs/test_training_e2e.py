@@ -8,9 +8,9 @@ from markdown_tables import unpadded
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.corpora import load_corpus
-from experiments.runs.spec import RunOptions
+from experiments.runs.one.spec import RunOptions
 
 FAST = TrainConfig(epochs=3, batch_size=32, embeddings="random")
 
@@ -132,7 +132,7 @@ def test_train_cli_stores_a_preprocessing_variant_under_its_own_name(corpus_file
 def test_corpus_files_that_differ_from_the_catalog_are_named():
     from pathlib import Path
 
-    from experiments.runs.training import modified_files
+    from experiments.runs.one.training import modified_files
     from preprocessing.corpora import CORPORA, get_corpus
 
     files = get_corpus("riloff").files

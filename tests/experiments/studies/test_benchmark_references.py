@@ -10,8 +10,8 @@ from toy_corpus import write_corpus
 
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
-from experiments.runs.entrants import recorded_costs
-from experiments.runs.store import read_predictions, run_dir
+from experiments.runs.entrants.registry import recorded_costs
+from experiments.runs.one.store import read_predictions, run_dir
 
 pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under --epochs 1 --embeddings random

@@ -13,8 +13,8 @@ from experiments.cli import main
 from experiments.reports.cross import cross_markdown
 from experiments.reports.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import read_predictions, run_dir
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import read_predictions, run_dir
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 
@@ -104,8 +104,8 @@ def test_a_second_cross_eval_trains_and_evaluates_nothing(store, cross, monkeypa
     def fail(*args, **kwargs):
         raise AssertionError("nothing should be trained or evaluated again")
 
-    monkeypatch.setattr("experiments.runs.scheduler.train_run", fail)
-    monkeypatch.setattr("experiments.runs.inference.load_run", fail)
+    monkeypatch.setattr("experiments.runs.many.scheduler.train_run", fail)
+    monkeypatch.setattr("experiments.runs.one.inference.load_run", fail)
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
     again = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())

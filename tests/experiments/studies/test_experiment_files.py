@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from experiments.cli import main
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
-from experiments.runs.scheduler import LocalExecutor
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import RunStore
+from experiments.runs.many.scheduler import LocalExecutor
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import RunStore
 
 
 def test_table6_lists_the_papers_cells_with_like_for_like_references():
@@ -143,7 +143,7 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
 
 
 def test_settings_take_the_protocol_for_what_no_option_sets():
-    from experiments.runs.protocol import QUICK, TrainConfig
+    from experiments.runs.one.protocol import QUICK, TrainConfig
     from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     protocol = TrainConfig(threshold=0.3, validation_fraction=0.2, max_train=50, embeddings="word2vec")
@@ -162,9 +162,9 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
     and the experiment's name does not claim a variant of them."""
     from toy_corpus import write_corpus
 
-    from experiments.runs.protocol import TrainConfig
-    from experiments.runs.store import recorded_hash
-    from experiments.runs.training import expected_hash
+    from experiments.runs.one.protocol import TrainConfig
+    from experiments.runs.one.store import recorded_hash
+    from experiments.runs.one.training import expected_hash
     from experiments.studies.reproduce import run_experiment
     from experiments.studies.settings import Corpora, Settings, TrainChoice
 

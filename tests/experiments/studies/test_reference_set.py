@@ -1,4 +1,4 @@
-"""The reference set (experiments/runs/reference.py): runs exported from a toy store, verified against the
+"""The reference set (experiments/runs/one/reference.py): runs exported from a toy store, verified against the
 local data before any command uses them, refused in one line where the data, the file or its format differ."""
 import json
 import logging
@@ -11,13 +11,13 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
-from experiments.runs.protocol import RULES, TrainConfig
-from experiments.runs.reference import FORMAT, VERSION, Mismatch, ReferenceSet
-from experiments.runs.reference_arrays import PARTS, unpacked
-from experiments.runs.scheduler import LocalExecutor
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, read_predictions
-from experiments.runs.trajectory import load_record, run_under
+from experiments.runs.one.protocol import RULES, TrainConfig
+from experiments.runs.one.reference import FORMAT, VERSION, Mismatch, ReferenceSet
+from experiments.runs.one.reference_arrays import PARTS, unpacked
+from experiments.runs.many.scheduler import LocalExecutor
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, read_predictions
+from experiments.runs.one.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings, TrainChoice
 from preprocessing.fileio import content_sha256
@@ -76,7 +76,7 @@ def test_a_fresh_store_reproduces_the_cell_from_the_reference_set_without_traini
     """Every file a reader reads is the exported run's, the report says where the runs came from, and
     nothing is trained."""
     root, _ = shipped
-    monkeypatch.setattr("experiments.runs.training._train", lambda *a, **k: pytest.fail("a reference run was trained"))
+    monkeypatch.setattr("experiments.runs.one.training._train", lambda *a, **k: pytest.fail("a reference run was trained"))
     done = cli(root, "reproduce", str(root / "toy.toml"), "--seeds", "2", "--split-col", "split", "--output-dir",
                str(root / "fresh"), "--results-dir", str(root / "fresh-results"), "--reference-dir", str(root / "ref"))
     assert done.exit_code == 0, done.output
@@ -273,7 +273,7 @@ def test_export_refuses_a_results_file_whose_runs_are_missing(shipped, tmp_path)
 def test_benchmark_ranks_a_new_model_against_the_reference_runs_on_a_fresh_store(shipped, monkeypatch):
     """The benchmark's classic rows and paired tests read the reference runs; only the new model is scored."""
     root, _ = shipped
-    monkeypatch.setattr("experiments.runs.training._train", lambda *a, **k: pytest.fail("a classic run was trained"))
+    monkeypatch.setattr("experiments.runs.one.training._train", lambda *a, **k: pytest.fail("a classic run was trained"))
     ranked = cli(root, "benchmark", "tfidf-lr", "--experiments", str(root / "toy.toml"), "--seeds", "2",
                  "--epochs", "2", "--batch-size", "32", "--embeddings", "random", "--split-col", "split",
                  "--output-dir", str(root / "bench"), "--results-dir", str(root / "bench-results"),
@@ -306,7 +306,7 @@ def test_verify_retrains_a_sample_and_finds_it_the_same_to_the_last_digit(shippe
 
 
 def test_a_run_that_differs_is_said_to_differ(shipped):
-    from experiments.runs.reference import repeats
+    from experiments.runs.one.reference import repeats
 
     root, _ = shipped
     compared = repeats(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", root / "runs" / "toy" / "toy" / "cnn" / "seed-1")

@@ -13,16 +13,16 @@ from toy_corpus import write_corpus, train_toy
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
 from experiments.reports.table import markdown_report
-from experiments.runs.footprint import COSTS
-from experiments.runs.entrants import TFIDF_LR_GRID, plan_run, score_run, tfidf_lr
-from experiments.runs.protocol import TrainConfig, make_splits
-from experiments.runs.store import is_finished, read_predictions, run_dir
-from experiments.runs.training import expected_hash
+from experiments.runs.one.footprint import COSTS
+from experiments.runs.entrants.registry import TFIDF_LR_GRID, plan_run, score_run, tfidf_lr
+from experiments.runs.one.protocol import TrainConfig, make_splits
+from experiments.runs.one.store import is_finished, read_predictions, run_dir
+from experiments.runs.one.training import expected_hash
 from experiments.studies.cross_eval import Scored
 from experiments.studies.experiment import Cell
 from experiments.studies.reproduce import aggregate
 from preprocessing.corpora import load_corpus
-from experiments.runs.spec import RunPlace, RunSpec
+from experiments.runs.one.spec import RunPlace, RunSpec
 
 ONE_EPOCH = TrainConfig(epochs=1, embeddings="random")
 VARIANT = "epochs-1-embeddings-random"  # the store name suffix of ONE_EPOCH

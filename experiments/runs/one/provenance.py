@@ -17,7 +17,7 @@ from preprocessing.errors import IsarcasmError
 
 PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy", "gensim", "numpy", "scikit-learn",
             "click")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 #: The Keras backends a run may compute with, and the package each needs.  TensorFlow is the

@@ -11,7 +11,7 @@ and the test-label flip test can check all rules at once.
 The rules:
 
 - ``best``: the epoch with the highest validation F1 (the task's main metric,
-  :func:`~experiments.runs.metrics.main_metric_for`: sarcastic class; macro-F1 for multi-class tasks or
+  :func:`~experiments.runs.one.metrics.main_metric_for`: sarcastic class; macro-F1 for multi-class tasks or
   with ``select_on="macro-f1"``) at the run's threshold; the paper's protocol as written.
 - ``last``: the final epoch, at the run's threshold.
 - ``tuned``: ``best``'s epoch, with the threshold that maximises validation F1 on a 0.01 grid
@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import f1_score
 
-from experiments.runs.metrics import best_threshold, main_metric_for, score
-from experiments.runs.protocol import RULES, THRESHOLD_RULES
-from experiments.runs.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
+from experiments.runs.one.metrics import best_threshold, main_metric_for, score
+from experiments.runs.one.protocol import RULES, THRESHOLD_RULES
+from experiments.runs.one.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
 from preprocessing.errors import IsarcasmError
 
 #: The authors' threshold grid (src/metrics.py, ``RocAccumulator.thresholds``).
@@ -83,7 +83,7 @@ def check_rule(rule: str) -> str:
 
 def validation_f1(gold: np.ndarray, probabilities: np.ndarray, threshold: float, select_on: str = "default") -> float:
     """The validation F1 that ``best`` maximises: the task's main metric
-    (:func:`~experiments.runs.metrics.main_metric_for`), the sarcastic class's or macro-F1 (over labels
+    (:func:`~experiments.runs.one.metrics.main_metric_for`), the sarcastic class's or macro-F1 (over labels
     at ``threshold`` for multi-label tasks)."""
     if not np.all(gold.sum(axis=1) == 1):  # multi-hot rows: a multi-label task
         return float(f1_score(gold.astype(int), (probabilities >= threshold).astype(int), average="macro",

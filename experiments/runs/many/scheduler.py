@@ -9,11 +9,11 @@ One run is small TensorFlow work that spreads badly over cores: runs side by
 side, each with fewer threads, train more examples per second than one run
 given every core (docs/results/speed.md has the measurement).  ``--jobs N`` starts N worker processes
 (spawned: TensorFlow must not be forked), gives each cores/N threads, and hands
-them runs.  Each run is still one :func:`experiments.runs.training.train_run` with its own seed,
+them runs.  Each run is still one :func:`experiments.runs.one.training.train_run` with its own seed,
 so it writes the same files and is reused the same way as when trained alone.
 
 A task's :class:`RunKind` says how its run is produced and what it costs: :class:`Trained` (a model of
-the registry, trained) or :class:`experiments.runs.entrants.Scoring` (an entrant's run, scored: a
+the registry, trained) or :class:`experiments.runs.entrants.registry.Scoring` (an entrant's run, scored: a
 reference row, a scikit-learn estimator, outside predictions, a Keras model entrant).  Executors call
 the kind and never ask which one it is, so ``--jobs``, the progress bar and a failing run treat both
 alike; a kind is plain data, so a worker process gets it with its task.
@@ -40,11 +40,11 @@ from typing import Protocol
 
 from tqdm import tqdm
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from experiments.runs.console import chatty, set_up_worker_console, worker_level
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import RunResult
-from experiments.runs.training import train_run
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one.store import RunResult
+from experiments.runs.one.training import train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -69,7 +69,7 @@ class RunKind(Protocol):
 @dataclass(frozen=True)
 class Trained:
     """The run of a model of the registry (built in or a ``--model-module`` plugin, which every worker
-    loads): trained by :func:`experiments.runs.training.train_run`."""
+    loads): trained by :func:`experiments.runs.one.training.train_run`."""
 
     detached = True
 
@@ -105,7 +105,7 @@ class RunTask:
 class Executor(Protocol):
     """Trains tasks and calls ``finished(index, result)`` as each run is in (in any order); a run
     it finds finished already is reported the same way.  :class:`LocalExecutor` and
-    :class:`experiments.runs.cluster.RayExecutor` are the two."""
+    :class:`experiments.runs.many.cluster.RayExecutor` are the two."""
 
     def run(self, tasks: list[RunTask], datasets: dict[str, Dataset],
             finished: Callable[[int, RunResult], None]) -> None: ...

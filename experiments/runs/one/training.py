@@ -17,14 +17,14 @@ from tqdm import tqdm
 
 from embeddings.matrix import embedding_matrix, uniform_oov
 from embeddings.vectors import WORD2VEC, initial_vectors, vectors_path
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from experiments.runs.console import chatty
-from experiments.runs.footprint import RunMeter, texts_per_second, timed
-from experiments.runs.inputs import FitTexts, ModelInputs
-from experiments.runs.metrics import NonFinite, best_threshold, score
-from experiments.runs.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import (
+from experiments.runs.one.footprint import RunMeter, texts_per_second, timed
+from experiments.runs.one.inputs import FitTexts, ModelInputs
+from experiments.runs.one.metrics import NonFinite, best_threshold, score
+from experiments.runs.one.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one.store import (
     CONFIG,
     EPOCHS,
     FAILED,
@@ -42,7 +42,7 @@ from experiments.runs.store import (
     write_json,
     write_text,
 )
-from experiments.runs.trajectory import choose_in, save_record
+from experiments.runs.one.trajectory import choose_in, save_record
 from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import CORPORA, is_file_corpus
@@ -56,7 +56,7 @@ from preprocessing.records import Dataset, Record
 @dataclass(frozen=True)
 class Resources:
     """What a run on another machine uses instead of this machine's data directory (see
-    :mod:`experiments.runs.cluster`): the driver reads the data files once and ships them.
+    :mod:`experiments.runs.many.cluster`): the driver reads the data files once and ships them.
 
     ``data_sha256`` are the run's data files' checksums (config.json's ``data_sha256``), ``vectors``
     the loaded word vectors (``None`` for ``random``; ``word2vec`` is trained by the run itself),
@@ -358,7 +358,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
 
     from baselines import build_model
     from baselines.config import MAIN_OUTPUT, ModelConfig
-    from experiments.runs.selection import selection_metric
+    from experiments.runs.one.selection import selection_metric
 
     dataset, spec, train, seed = plan.dataset, plan.spec, plan.train, plan.seed
     preprocessor = data.inputs.preprocessor
@@ -401,7 +401,7 @@ class _Fitted:
 
     history: dict
     selected_epoch: int
-    recorder: object  # experiments.runs.selection.EpochRecorder
+    recorder: object  # experiments.runs.one.selection.EpochRecorder
     other_weights: dict
 
 
@@ -441,7 +441,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     import keras  # loads TensorFlow: only when a model is needed
 
     from baselines.config import MAIN_OUTPUT
-    from experiments.runs.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
+    from experiments.runs.one.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
 
     train, fast = plan.train, plan.train.engine == "fast"
     keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
@@ -544,7 +544,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
            for name in ("validation", "test")},
         "embedding_coverage": str(built.coverage),
         "train_seconds": meter.seconds(),
-        "setup_seconds": meter.setup_seconds(),  # reading word vectors, tokenising: see runs/footprint.py
+        "setup_seconds": meter.setup_seconds(),  # reading word vectors, tokenising: see runs/one/footprint.py
         # from token ids: the spaCy preprocessing, shared by the seven models, is not in this figure
         "predict_texts_per_second": texts_per_second(len(plan.splits.test), test_seconds),
         "peak_memory_mb": meter.peak_mb(),

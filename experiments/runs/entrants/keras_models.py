@@ -18,7 +18,7 @@ preset are never taken for these.
 The suite owns everything else, as for the classic models: the splits and the validation carved from
 training with the run's seed, the optimiser (Adam) and the cross-entropy loss, ``--epochs`` and
 ``--batch-size``, the shuffling (by the run's seed, every epoch), ``--class-weight``, the choice of the
-epoch with the best validation score (:attr:`~experiments.runs.entrants.Job.metric`, at the run's
+epoch with the best validation score (:attr:`~experiments.runs.entrants.registry.Job.metric`, at the run's
 threshold), and the test split, predicted once, by the chosen epoch's weights.  Each epoch's
 validation score and loss are saved in the run's entrant.json.  The file's sha256, the settings and
 the Keras backend are in every run's config, so an edited file never reuses the old one's runs.
@@ -35,10 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.entrants import Entrant, Job, Origin, Prepared, Scores, calling, enter
-from experiments.runs.estimators import user_function
-from experiments.runs.footprint import timed
-from experiments.runs.training import class_weights, set_determinism
+from experiments.runs.entrants.registry import Entrant, Job, Origin, Prepared, Scores, enter
+from experiments.runs.entrants.estimators import user_function
+from experiments.runs.one.footprint import timed
+from experiments.runs.one.inference import calling
+from experiments.runs.one.training import class_weights, set_determinism
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256
 

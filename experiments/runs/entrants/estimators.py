@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sklearn.model_selection import ParameterGrid
 
-from experiments.runs.entrants import FIT_COST, Entrant, Job, Origin, Prepared, enter, fit_on_validation
+from experiments.runs.entrants.registry import FIT_COST, Entrant, Job, Origin, Prepared, enter, fit_on_validation
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import content_sha256, require_file
 

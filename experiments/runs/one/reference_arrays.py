@@ -1,4 +1,4 @@
-"""How the reference set's ``.npz`` holds a run's arrays, per format version (see :mod:`experiments.runs.reference`).
+"""How the reference set's ``.npz`` holds a run's arrays, per format version (see :mod:`experiments.runs.one.reference`).
 
 Version 1 holds each array as it is: float32 probabilities, epochs x texts x classes, deflated.
 

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from preprocessing.checksums import file_checksums
-from experiments.runs.inputs import ModelInputs
-from experiments.runs.metrics import predict_labels, require_finite, score
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import (
+from experiments.runs.one.inputs import ModelInputs
+from experiments.runs.one.metrics import predict_labels, require_finite, score
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import (
     CONFIG,
     ENTRANT,
     MODEL,
@@ -30,7 +31,7 @@ from experiments.runs.store import (
     write_json,
     write_text,
 )
-from experiments.runs.training import targets
+from experiments.runs.one.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256
@@ -101,7 +102,7 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
     stops with one line."""
     from baselines import load_model  # loads TensorFlow: only when a model is needed
-    from experiments.runs import selection  # noqa: F401  (registers the custom metric for deserialisation)
+    from experiments.runs.one import selection  # noqa: F401  (registers the custom metric for deserialisation)
 
     require_finished(directory)
     if (directory / ENTRANT).is_file():
@@ -122,6 +123,32 @@ class NoModel(IsarcasmError):
     ``evaluate`` passes over it, saying so, where it was given among others."""
 
 
+def class_probabilities(estimator, texts: list[str], num_classes: int, what: str) -> np.ndarray:
+    """``estimator.predict_proba(texts)`` as (texts, classes) in label order (a class missing from the
+    training split gets probability 0)."""
+    proba = np.asarray(calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
+    classes = list(getattr(estimator, "classes_", range(proba.shape[1] if proba.ndim == 2 else 0)))
+    if proba.shape != (len(texts), len(classes)):
+        raise IsarcasmError(f"{what}: predict_proba returned the shape {proba.shape} for {len(texts)} texts "
+                            f"and {len(classes)} classes")
+    out = np.zeros((len(texts), num_classes))
+    for column, label in enumerate(classes):
+        if not (isinstance(label, (int, np.integer)) and 0 <= label < num_classes):
+            raise IsarcasmError(f"{what}: predicts the class {label!r}; labels are 0 .. {num_classes - 1}")
+        out[:, int(label)] = proba[:, column]
+    return out
+
+
+def calling(what: str, step: str, call: Callable):
+    """``call()``; whatever an estimator raises becomes one line naming it and the step."""
+    try:
+        return call()
+    except IsarcasmError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (a user's estimator: whatever it raises is one line)
+        raise IsarcasmError(f"{what}: {step} raised {type(exc).__name__}: {exc}") from None
+
+
 @dataclass
 class EstimatorRun(TrainedRun):
     """A scikit-learn entrant's run (``model``: its fitted estimator, which reads raw text: no
@@ -137,8 +164,6 @@ class EstimatorRun(TrainedRun):
 
     def probabilities(self, texts: list[str], contexts: list[tuple[str, ...]] | None = None,
                       by_length: bool = False) -> np.ndarray:
-        from experiments.runs.entrants import class_probabilities  # scikit-learn: only for an estimator's run
-
         return require_finite(class_probabilities(self.model, texts, len(self.label_names), str(self.directory)),
                               f"probabilities from the estimator of {self.directory}")
 

@@ -26,7 +26,7 @@ class NonFinite(IsarcasmError):
     """A loss, weights or probabilities that are NaN or infinite: what a diverged run (too high a
     learning rate, NaN word vectors, a broken plugin) produces.  Scored, NaN probabilities become
     a plausible-looking F1 (every arg-max is class 0), so they are refused instead; a run that
-    meets one during training is stored as failed (see :func:`experiments.runs.training.train_run`)."""
+    meets one during training is stored as failed (see :func:`experiments.runs.one.training.train_run`)."""
 
 
 def require_finite(values, what: str) -> np.ndarray:
@@ -134,7 +134,7 @@ def main_metric_for(binary: bool, select_on: str = "default") -> str:
     the entrants' choices, the reports' headline, the significance tests): the sarcastic class' F1
     when the task is ``binary`` (two classes, one label per text), macro-F1 otherwise, or when
     selection is asked to maximise macro-F1 (``select_on="macro-f1"``, see
-    :data:`experiments.runs.protocol.SELECT_ON`; the reports' headline is always the default's)."""
+    :data:`experiments.runs.one.protocol.SELECT_ON`; the reports' headline is always the default's)."""
     return "f1_sarcastic" if binary and select_on != "macro-f1" else "f1_macro"
 
 

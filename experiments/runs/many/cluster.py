@@ -1,6 +1,6 @@
 """``--executor ray``: a study's runs trained as Ray tasks, on one machine or a cluster.
 
-:class:`RayExecutor` is the other executor of :func:`experiments.runs.scheduler.run_tasks`: the
+:class:`RayExecutor` is the other executor of :func:`experiments.runs.many.scheduler.run_tasks`: the
 same tasks, the same ``finished`` callback (one bar, one line per cell), the same run folders.
 
 No shared filesystem is assumed.  The driver (the machine running ``isarcasm``) reads what the
@@ -8,14 +8,14 @@ runs need once and puts it in Ray's object store once (each corpus, the word vec
 lexicons, the checksums of the data files); every task gets references to them.  The project's
 code and any ``--model-module`` plugin travel with the tasks (Ray's ``py_modules`` runtime
 environment and the plugin's source), so a worker node needs the dependencies, not a checkout or
-the data.  A task trains in a temporary folder on its node (:func:`experiments.runs.training.
+the data.  A task trains in a temporary folder on its node (:func:`experiments.runs.one.training.
 train_detached`) and returns the run folder's files; the driver writes them into its store with
-the store's own writer (:meth:`experiments.runs.store.RunStore.produce`): staged, metrics.json
+the store's own writer (:meth:`experiments.runs.one.store.RunStore.produce`): staged, metrics.json
 last, swapped in atomically.  The run is the one a local executor writes (same layout, same
 configuration hash, reused by later invocations), with the node that trained it in the
 ``machine`` record of its config.json.
 
-A run that reads this machine's files (:attr:`~experiments.runs.scheduler.RunKind.detached` false: an
+A run that reads this machine's files (:attr:`~experiments.runs.many.scheduler.RunKind.detached` false: an
 entrant's estimator or prediction files) is produced here, in the driver, as ``--jobs 1`` would, and
 reported through the same ``finished``.
 
@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from experiments.runs.console import set_up_worker_console
-from experiments.runs.scheduler import RunTask, by_cost, produce, worker_environment
-from experiments.runs.store import RunFiles, RunResult, RunStore, refuse_other_run, writable_folder
-from experiments.runs.training import Resources, data_checksums, expected_hash, train_detached
+from experiments.runs.many.scheduler import RunTask, by_cost, produce, worker_environment
+from experiments.runs.one.store import RunFiles, RunResult, RunStore, refuse_other_run, writable_folder
+from experiments.runs.one.training import Resources, data_checksums, expected_hash, train_detached
 from preprocessing.errors import IsarcasmError
 from preprocessing.lexicons import LexiconFeaturizer
 from preprocessing.limits import RAY_TIMEOUT_ENV, ray_timeout
@@ -56,7 +56,7 @@ INSTALL = "pip install 'isarcasm-baselines[ray]' (or pip install 'ray>=2.9'; fro
 #: The project's packages, shipped to every worker with the tasks (no checkout needed there).
 PACKAGES = ("preprocessing", "embeddings", "baselines", "experiments")
 #: The folder holding them (a checkout, or site-packages).
-SOURCES = Path(__file__).resolve().parents[2]
+SOURCES = Path(__file__).resolve().parents[3]
 
 
 def import_ray():

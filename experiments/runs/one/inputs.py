@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.protocol import TrainConfig
-from experiments.runs.store import INPUTS, inputs_file
+from experiments.runs.one.protocol import TrainConfig
+from experiments.runs.one.store import INPUTS, inputs_file
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import DataError
 from preprocessing.fileio import read_json

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
-from experiments.runs.provenance import backend_variant
+from experiments.runs.one.provenance import backend_variant
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
 from preprocessing.schema import Range, from_mapping, problems
 from preprocessing.records import Dataset, Record
 
-#: The selection rules (:mod:`experiments.runs.trajectory` applies them).  ``tuned`` and ``grid`` choose a
+#: The selection rules (:mod:`experiments.runs.one.trajectory` applies them).  ``tuned`` and ``grid`` choose a
 #: threshold too, so they are for binary tasks; they read the same training trajectory as ``best``: a study
 #: trains ``best`` runs and applies them to their per-epoch record.
 RULES = ("best", "last", "tuned", "grid")

@@ -5,18 +5,18 @@ One registry, :data:`ENTRANTS` (name -> :class:`Entrant`), holds every kind:
 - the reference rows, built in and not from the paper: ``all-sarcastic`` (every text labelled
   sarcastic), ``majority`` (every text labelled the training split's majority class) and ``tfidf-lr``
   (word and character n-gram TF-IDF + logistic regression, ``C`` chosen on validation);
-- a user's scikit-learn estimator (:mod:`experiments.runs.estimators`, ``benchmark --estimator``);
-- predictions made outside the suite (:mod:`experiments.runs.outside`, ``benchmark --predictions``);
+- a user's scikit-learn estimator (:mod:`experiments.runs.entrants.estimators`, ``benchmark --estimator``);
+- predictions made outside the suite (:mod:`experiments.runs.entrants.outside`, ``benchmark --predictions``);
 - a user's Keras model that reads raw text with its own preprocessing, trained and its epoch chosen
-  here (:mod:`experiments.runs.keras_entrants`, ``benchmark --keras-model``).
+  here (:mod:`experiments.runs.entrants.keras_models`, ``benchmark --keras-model``).
 
 An entrant's run is stored as a trained run is (:func:`score_run`): the same folder, a config.json
 with the data checksums and the provenance record, predictions.tsv with P(sarcastic), metrics.json
-written last; :data:`~experiments.runs.store.ENTRANT` (entrant.json) takes the model file's place and
+written last; :data:`~experiments.runs.one.store.ENTRANT` (entrant.json) takes the model file's place and
 says what scored the run and what it chose on validation (and, for a fitted scikit-learn estimator, the
-sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiments.runs.store.save_estimator`).  So ``report``, the significance tests and
+sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiments.runs.one.store.save_estimator`).  So ``report``, the significance tests and
 the benchmark read these runs like any other.  The protocol is the trained runs': the splits are
-:func:`~experiments.runs.protocol.make_splits`' with the run's seed, so hyper-parameters are chosen
+:func:`~experiments.runs.one.protocol.make_splits`' with the run's seed, so hyper-parameters are chosen
 on the validation split the neural runs choose their epoch on, and the test split is only scored.
 
 A study hands an entrant's runs to the scheduler as trained runs are handed (:func:`scoring` gives the
@@ -37,13 +37,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.pipeline import FeatureUnion, Pipeline
 
-from experiments.runs import provenance
+from experiments.runs.one import provenance
 from preprocessing.checksums import file_checksums
-from experiments.runs.footprint import COSTS, RunMeter, texts_per_second, timed
-from experiments.runs.metrics import main_metric_for, predict_labels, score
-from experiments.runs.protocol import Splits, TrainConfig, make_splits
-from experiments.runs.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.store import (
+from experiments.runs.one.footprint import COSTS, RunMeter, texts_per_second, timed
+from experiments.runs.one.inference import calling, class_probabilities
+from experiments.runs.one.metrics import main_metric_for, predict_labels, score
+from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
+from experiments.runs.one.store import (
     CONFIG,
     ENTRANT,
     ESTIMATOR,
@@ -58,7 +59,7 @@ from experiments.runs.store import (
     write_json,
     write_text,
 )
-from experiments.runs.training import modified_files, targets
+from experiments.runs.one.training import modified_files, targets
 from preprocessing.corpora import CORPORA, corpus_label, is_file_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -98,7 +99,7 @@ class Job:
     @property
     def metric(self) -> str:
         """What selection maximises on validation: the task's main metric, as the neural runs' epoch
-        selection (:func:`~experiments.runs.metrics.main_metric_for`)."""
+        selection (:func:`~experiments.runs.one.metrics.main_metric_for`)."""
         return main_metric_for(self.num_classes == 2 and not self.dataset.multi_label, self.train.select_on)
 
     def validation_score(self, probabilities: np.ndarray) -> float:
@@ -178,7 +179,7 @@ UNMEASURED = ("predictions",)
 
 
 def recorded_costs(metrics: dict) -> dict:
-    """The costs (:data:`~experiments.runs.footprint.COSTS`) a run's metrics record as measured: none for
+    """The costs (:data:`~experiments.runs.one.footprint.COSTS`) a run's metrics record as measured: none for
     an entrant the suite did not run (runs written before this rule recorded 0 s and the suite's own
     memory for them)."""
     if metrics.get("entrant") in UNMEASURED:
@@ -248,7 +249,7 @@ def plan_run(run: RunSpec, dataset: Dataset, data_dir: Path) -> Plan:
 
 @dataclass(frozen=True)
 class Scoring:
-    """The kind of a scheduler's task (:class:`experiments.runs.scheduler.RunKind`) whose run an entrant
+    """The kind of a scheduler's task (:class:`experiments.runs.many.scheduler.RunKind`) whose run an entrant
     scores: planned and scored (:func:`plan_run`, :func:`score_run`) in whichever process the executor
     chooses.  It holds the entrant's :class:`Origin`, not the entrant, so it travels to a worker."""
 
@@ -281,7 +282,7 @@ def scoring(name: str) -> Scoring:
 
 def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
     """Score the planned run and write it to ``place.directory`` through the store, as
-    :func:`~experiments.runs.training.train_run` writes a trained one (:meth:`RunStore.produce`: under the
+    :func:`~experiments.runs.one.training.train_run` writes a trained one (:meth:`RunStore.produce`: under the
     run's claim, staged, metrics.json last, swapped in).  A finished run with the same configuration, there
     or in one of ``place.twins``, is reused unless ``force``."""
     return RunStore.produce(place, plan.config_hash, partial(_write, plan), force)
@@ -340,22 +341,6 @@ def _check(name: str, part: str, probabilities: np.ndarray, rows: int, classes: 
 
 # --- scikit-learn estimators, chosen on validation ------------------------------------------------
 
-def class_probabilities(estimator, texts: list[str], num_classes: int, what: str) -> np.ndarray:
-    """``estimator.predict_proba(texts)`` as (texts, classes) in label order (a class missing from the
-    training split gets probability 0)."""
-    proba = np.asarray(calling(what, "predict_proba", lambda: estimator.predict_proba(texts)), dtype=float)
-    classes = list(getattr(estimator, "classes_", range(proba.shape[1] if proba.ndim == 2 else 0)))
-    if proba.shape != (len(texts), len(classes)):
-        raise IsarcasmError(f"{what}: predict_proba returned the shape {proba.shape} for {len(texts)} texts "
-                            f"and {len(classes)} classes")
-    out = np.zeros((len(texts), num_classes))
-    for column, label in enumerate(classes):
-        if not (isinstance(label, (int, np.integer)) and 0 <= label < num_classes):
-            raise IsarcasmError(f"{what}: predicts the class {label!r}; labels are 0 .. {num_classes - 1}")
-        out[:, int(label)] = proba[:, column]
-    return out
-
-
 def fit_on_validation(make: Callable[[], object], grid: list[dict], job: Job, what: str) -> Scores:
     """Fit ``make()`` once per point of ``grid`` (parameters set with ``set_params``) on the training
     split; keep the one whose validation score (:attr:`Job.metric`) is highest, the first on a tie.
@@ -388,16 +373,6 @@ def fitted_weights(estimator) -> int | None:
     if coef is None:
         return None
     return int(np.size(coef) + np.size(getattr(final, "intercept_", 0)))
-
-
-def calling(what: str, step: str, call: Callable):
-    """``call()``; whatever an estimator raises becomes one line naming it and the step."""
-    try:
-        return call()
-    except IsarcasmError:
-        raise
-    except Exception as exc:  # noqa: BLE001  (a user's estimator: whatever it raises is one line)
-        raise IsarcasmError(f"{what}: {step} raised {type(exc).__name__}: {exc}") from None
 
 
 # --- the reference rows ---------------------------------------------------------------------------

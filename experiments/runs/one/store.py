@@ -38,8 +38,8 @@ import numpy as np
 
 from experiments.runs import results_set
 from experiments.runs.console import chatty
-from experiments.runs.metrics import predict_labels
-from experiments.runs.spec import RunPlace, RunSpec
+from experiments.runs.one.metrics import predict_labels
+from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256, usual_mode
@@ -54,16 +54,16 @@ CONFIG = "config.json"        # everything that determines the run, its hash, an
 METRICS = "metrics.json"      # validation and test scores; written last, it marks the run finished
 PREDICTIONS = "predictions.tsv"
 HISTORY = "history.csv"       # one row per epoch
-EPOCHS = "epochs.npz"          # per-epoch validation and test probabilities (experiments/runs/trajectory.py)
+EPOCHS = "epochs.npz"          # per-epoch validation and test probabilities (experiments/runs/one/trajectory.py)
 MODEL = "model.keras"
 FAILED = "failed.json"        # a failed run's only file: its configuration hash and why it failed
 #: A run scored by something other than a Keras model (a reference rule, a scikit-learn estimator, outside
-#: predictions; see experiments/runs/entrants.py): what scored it and what it chose on validation.  It stands
+#: predictions; see experiments/runs/entrants/registry.py): what scored it and what it chose on validation.  It stands
 #: for the model file: such a run is finished with it instead.
 ENTRANT = "entrant.json"
 #: A scikit-learn entrant's fitted estimator (joblib; its sha256 is in entrant.json: see save_estimator).
 ESTIMATOR = "estimator.joblib"
-#: A run of the shipped reference set (see experiments/runs/reference.py), materialised from it: where it came
+#: A run of the shipped reference set (see experiments/runs/one/reference.py), materialised from it: where it came
 #: from and its model's size.  It stands for the model file: the readers of finished runs read such a run's
 #: other files as any run's; a model is not shipped, so nothing that loads one can use it.
 REFERENCE = "reference.json"
@@ -394,7 +394,7 @@ def evaluation_paths(directory: Path, corpus: str, key: str) -> tuple[Path, Path
     """Where a run's evaluation on ``corpus`` is saved: its metrics (JSON) and predictions (TSV),
     ``<run>/evaluations/<stem>-<key>.json`` and ``.predictions.tsv``.
 
-    ``key`` is the evaluation's key (:func:`experiments.runs.inference.evaluation_key`: the content
+    ``key`` is the evaluation's key (:func:`experiments.runs.one.inference.evaluation_key`: the content
     of the evaluated data and every option that changes the numbers), shortened here; the name's
     stem is only for reading.  Two files of the same name, or one file before and after an edit,
     have different keys and so never share a saved evaluation.  Files of the older layout

@@ -7,7 +7,7 @@ first takes hours.  ``isarcasm runs export`` writes the runs behind a results fi
 reference run as if it were in the run store, but only after checking it against the local data:
 
 * the same split: the validation and test ids with their gold labels, recomputed here with
-  :func:`experiments.runs.protocol.make_splits`, hash to the checksums recorded at export;
+  :func:`experiments.runs.one.protocol.make_splits`, hash to the checksums recorded at export;
 * the same protocol: the configuration hash computed here (settings, data files, word vectors)
   equals the run's.
 
@@ -18,7 +18,7 @@ is one line naming the corpus, what differs and the command that retrains the ce
 is not used.  A run in the store itself always comes before a reference run.
 
 Format (version :data:`VERSION`; the versions read are
-:data:`~experiments.runs.reference_arrays.VERSIONS`): the index ``<experiment>.json`` holds ``format``,
+:data:`~experiments.runs.one.reference_arrays.VERSIONS`): the index ``<experiment>.json`` holds ``format``,
 ``version``, ``experiment`` (the results file's name), ``made_by`` (the command that made it), ``exported``
 (the provenance of the export), ``arrays`` and ``arrays_sha256`` (the ``.npz`` file and its content hash)
 and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>/<model>/[fold-K/]seed-N``),
@@ -30,7 +30,7 @@ per-epoch record (``_validation``, ``_test``: float32, epochs x texts x classes;
 ``_test_gold``: uint8 targets), the selected epoch's test probabilities (``_predictions``, float32)
 and the test ids (``_test_ids``).  Version 1 holds these arrays as they are; version 2 holds the same
 values, bit for bit, in about half the bytes (a binary run's P(not sarcastic) as its difference from
-1 - P(sarcastic), floats as byte planes, LZMA): see :mod:`experiments.runs.reference_arrays`.
+1 - P(sarcastic), floats as byte planes, LZMA): see :mod:`experiments.runs.one.reference_arrays`.
 """
 from __future__ import annotations
 
@@ -45,11 +45,11 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs import provenance
-from experiments.runs.protocol import Splits, TrainConfig, make_splits
-from experiments.runs.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
-from experiments.runs.spec import RunSpec
-from experiments.runs.store import (
+from experiments.runs.one import provenance
+from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
+from experiments.runs.one.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
+from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import (
     CONFIG,
     EPOCHS,
     HISTORY,
@@ -72,7 +72,7 @@ from experiments.runs.store import (
     write_run,
     write_text,
 )
-from experiments.runs.trajectory import Trajectory, load_record, save_record
+from experiments.runs.one.trajectory import Trajectory, load_record, save_record
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import IsarcasmError
@@ -84,7 +84,7 @@ FORMAT = "isarcasm-reference-runs"
 #: The format's version, the one export writes; a set of a version not in ``VERSIONS`` is refused, not guessed at.
 VERSION = 2
 #: Where the repository ships its reference set.
-SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "results" / "runs"
+SHIPPED = Path(__file__).resolve().parents[3] / "docs" / "results" / "runs"
 
 log = logging.getLogger("isarcasm")
 
@@ -293,7 +293,7 @@ def _mismatch(entry: dict, dataset: Dataset, data_dir: Path) -> str | None:
 def _against_local(config: dict, dataset: Dataset, data_dir: Path) -> tuple[Splits, str | None]:
     """The splits of the run ``config`` describes on the local data, and what differs between its
     configuration and the one the local data gives (None when its hash is the same)."""
-    from experiments.runs.training import data_checksums, run_config  # loads TensorFlow (the model registry)
+    from experiments.runs.one.training import data_checksums, run_config  # loads TensorFlow (the model registry)
 
     spec = spec_of(config)
     splits = make_splits(dataset, spec.seed, spec.train.validation_fraction, spec.train.max_train, spec.fold)

@@ -2,7 +2,7 @@
 
 A study turns its cells into :class:`RunSpec` s (what to train: the same spec gives the same
 configuration hash wherever and whenever it is trained), asks the store
-(:class:`~experiments.runs.store.RunStore`) for each one's :class:`RunPlace` (its folder and the same
+(:class:`~experiments.runs.one.store.RunStore`) for each one's :class:`RunPlace` (its folder and the same
 run's folders in other experiments, which a finished run may be reused from), and hands both to an
 executor with :class:`RunOptions` (how to carry it out: nothing in them changes a number).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiments.runs.protocol import TrainConfig
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.config import PreprocessConfig
 from preprocessing.records import Dataset
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.runs.entrants import Entrant, Job, Origin, Prepared, Scores, enter
+from experiments.runs.entrants.registry import Entrant, Job, Origin, Prepared, Scores, enter
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
 from preprocessing.fileio import content_sha256, parse_label, read_csv, require_file

@@ -15,8 +15,8 @@ import numpy as np
 from baselines.batching import predict_rows
 from baselines.common import main_output
 from baselines.config import MAIN_OUTPUT
-from experiments.runs.metrics import NonFinite, main_metric_for, require_finite
-from experiments.runs.trajectory import Trajectory, choose, validation_f1
+from experiments.runs.one.metrics import NonFinite, main_metric_for, require_finite
+from experiments.runs.one.trajectory import Trajectory, choose, validation_f1
 
 
 @keras.saving.register_keras_serializable(package="isarcasm")
@@ -35,7 +35,7 @@ class ClassF1(keras.metrics.F1Score):
 
 
 def selection_metric(num_classes: int, multi_label: bool = False, select_on: str = "default") -> keras.metrics.Metric:
-    """The task's main metric (:func:`~experiments.runs.metrics.main_metric_for`) in Keras: the sarcastic
+    """The task's main metric (:func:`~experiments.runs.one.metrics.main_metric_for`) in Keras: the sarcastic
     class' F1, or macro-F1 (over labels at 0.5 for multi-label tasks); logged as ``f1``/``val_f1``."""
     if main_metric_for(num_classes == 2 and not multi_label, select_on) == "f1_sarcastic":
         return ClassF1(class_index=1, name="f1")
@@ -113,7 +113,7 @@ def _cross_entropy(targets: np.ndarray, probabilities: np.ndarray, binary: bool)
 
 class EpochRecorder(keras.callbacks.Callback):
     """Records, after every epoch, the class probabilities of the validation and test splits (the
-    run's per-epoch record, :mod:`experiments.runs.trajectory`), and keeps the weights of the epoch
+    run's per-epoch record, :mod:`experiments.runs.one.trajectory`), and keeps the weights of the epoch
     each rule in ``keep`` chooses so far (the choice reads the validation arrays only).
 
     The test split is predicted for the record alone: no choice here or in any rule reads it.  With
