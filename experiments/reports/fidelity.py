@@ -237,8 +237,7 @@ def protocol_note(result: dict, results_root: Path) -> str:
     (read when the report is printed, so it never goes stale).  For results scored on another test set
     (``--test-texts``), the line saying so.  '' for any other result."""
     if other_test_set(result):
-        return (f"{other_test_set(result)}: a diagnostic, never compared with the paper or with results on the "
-                "published test split.")
+        return f"{other_test_set(result)}: never compared with the paper or with results on the published test split."
     compared = [c for c in result.get("cells", ()) if F1 in paper_numbers(c) and c.get("runs")]
     if not compared or not _as_written(result):
         return ""
