@@ -13,7 +13,7 @@ from pathlib import Path
 from experiments.reports.format import duration, markdown_table
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
-from experiments.runs.one.protocol import QUICK
+from experiments.runs.one.protocol import QUICK, other_test_set
 from experiments.runs.one.reference import shipped_count
 from preprocessing.errors import IsarcasmError
 
@@ -128,6 +128,8 @@ def comparison_markdown(base: dict, other: dict) -> str:
     (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
     for result in (base, other):
         require_kind(result, "table", "--against")
+        if other_test_set(result):
+            raise IsarcasmError(f"{other_test_set(result)}: --against pairs runs on the published test split only")
     theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
     shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
     if not shared:

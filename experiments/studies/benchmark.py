@@ -110,6 +110,7 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
     method, n_resamples = request.method, request.n_resamples
 
     check_against(against)
+    settings.train.require_published_test("a benchmark ranks models on")
     if model in ENTRANTS:  # scored, not trained: every run is settled (and its input checked) first
         _settle_entrant(model, experiments, seeds, settings, corpora)
     else:

@@ -64,6 +64,7 @@ def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
     """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, settled under the
     training settings its trained runs use (:meth:`Settings.train_for`): (cell, spec, plan)."""
     train = settings.train_for(experiment.protocol())
+    train.require_published_test("entrants and reference rows are scored on")
     plans = []
     for cell in cells:
         dataset = settings.corpora.load(cell.corpus)

@@ -55,6 +55,18 @@ OOV_INITS = ("normal", "uniform")
 #: Which texts the vocabulary is counted on: "train" (rare tokens become <unk>; ``--unk-scope`` may count every
 #: split) or "all-splits-drop" (every split's texts, never labels; rare tokens are dropped: the authors' code).
 VOCABULARIES = ("train", "all-splits-drop")
+#: The order of ``--batching shuffled``'s batches: "once" (Keras' seeded ``fit(shuffle=True)``, which on TensorFlow
+#: trains every epoch on one permutation: docs/protocol.md#shuffled-once; every committed run) or "each-epoch" (a new
+#: permutation every epoch, drawn from the run's seed: :func:`experiments.runs.one.training.fit_data`).
+BATCH_ORDERS = ("once", "each-epoch")
+#: Which test texts a run scores: "published" (the test split as published) or "authors-length-rules", a
+#: DIAGNOSTIC that scores another test set: the iSarcasm authors' length rules applied to the test texts too
+#: (:data:`AUTHORS_LENGTH_RULES`).  Its results are never compared with ours (:func:`other_test_set`).
+TEST_TEXTS = ("published", "authors-length-rules")
+#: The authors' length rules, for every split (sarcasm-cronos src/data_and_resources_acl.py:99-106, :331-341, :217):
+#: texts under ``min_tokens`` tokens dropped (their scripts' --min_doc_len 3, bin/run.sh:24) and the rest cut to
+#: their first ``max_tokens`` (--max_doc_len 40, bin/run.sh:25).
+AUTHORS_LENGTH_RULES = {"min_tokens": 3, "max_tokens": 40}
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
 #: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
@@ -105,8 +117,12 @@ FRACTION = Range(0, 1, low_open=True, high_open=True)
 class TrainConfig:
     """Training settings, the paper's by default; everything here goes into config.json and the config hash."""
 
-    epochs: int = _setting(30, "Training epochs.", range=Range(1, MAX_EPOCHS))
-    batch_size: int = _setting(128, "Examples per training step.", range=Range(1, MAX_BATCH))
+    epochs: int = _setting(30, "Training epochs: the paper's 30, as the iSarcasm authors' bin/run.sh:37; their "
+                           "bin/best_riloff_ia_lstm.sh:26 passes 100, the flag's default, src/main.py:79-81.",
+                           range=Range(1, MAX_EPOCHS))
+    batch_size: int = _setting(128, "Examples per training step: the paper's 128; the iSarcasm authors' "
+                               "bin/best_riloff_ia_lstm.sh:9 passes 16.",
+                               range=Range(1, MAX_BATCH))
     learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr", range=POSITIVE)
     validation_fraction: float = _setting(0.1, range=FRACTION)
     selection: str = _setting("best", "best: the epoch of best validation F1; last: the final epoch; tuned: best's "
@@ -172,11 +188,41 @@ class TrainConfig:
                                   "anew for every batch, at evaluation too, from the run's seed (the authors' code, "
                                   "sarcasm-cronos src/main.py:134-138, src/model.py:219-224; a named variant).",
                                   INITIAL_STATES, before="zeros")
+    batch_order: str = _setting("once", "The order of --batching shuffled's batches: once: Keras' seeded shuffle, "
+                                "which on TensorFlow repeats one permutation in every epoch (docs/protocol.md, "
+                                "#shuffled-once; on JAX and torch Keras draws a new one every epoch; the default); "
+                                "each-epoch: a new permutation every epoch, drawn from the run's seed on every "
+                                "backend, a named variant (the iSarcasm authors' batches are formed once, "
+                                "src/data_and_resources_acl.py:381-382, and read in the same order every epoch, "
+                                "src/main.py:156, :229-230).", BATCH_ORDERS, before="once")
+    dropout: float | None = _setting(None, "Dropout before every model's classifier (the default: each model's own, "
+                                     "`isarcasm models list`: 0.5 for CNN and 3CNN after Kim 2014, 0.3 for "
+                                     "Dense-LSTM, none for the others); the iSarcasm authors' "
+                                     "bin/best_riloff_ia_lstm.sh:11 passes 0.5 (their flag's default is 0, "
+                                     "src/main.py:76-78), which their code applies after each branch and its dense "
+                                     "layer, places our models do not have; a named variant.", before=None,
+                                     range=Range(0, 1, high_open=True))
+    test_texts: str = _setting("published", "DIAGNOSTIC, scores another test set: published: the test split as "
+                               "published (every result compared with the paper's); authors-length-rules: the test "
+                               "texts under 3 tokens dropped and the rest cut to their first 40, as the iSarcasm "
+                               "authors' code does to every split (src/data_and_resources_acl.py:99-106, :331-341, "
+                               ":217, bin/run.sh:24-25); its results are stored apart and never compared with the "
+                               "published test set's.", TEST_TEXTS, before="published")
 
     def __post_init__(self):
         wrong = problems(self, flag)
         if wrong:  # every type, choice and range is declared once, on its field
             raise IsarcasmError(wrong)
+        if self.batch_order != "once" and self.batching != "shuffled":
+            raise IsarcasmError(f"--batch-order {self.batch_order} is for --batching shuffled; --batching {self.batching} "
+                                "draws and orders its own batches (see --batching)")
+
+    def require_published_test(self, use: str) -> None:
+        """Refuse, in one line, ``use`` (a ranking or comparison, said as "X ... on") of runs that score another
+        test set (``--test-texts``, a diagnostic)."""
+        if self.test_texts != "published":
+            raise IsarcasmError(f"--test-texts {self.test_texts} scores another test set (a diagnostic): {use} the "
+                                "published test split only")
 
     @classmethod
     def from_dict(cls, data: dict, source: str | Path, ignore_unknown: bool = False) -> "TrainConfig":
@@ -219,6 +265,16 @@ class TrainConfig:
                 selection = "best" if trajectory else preset["selection"]  # runs: the trajectory of best
                 authors, protocol = [name], replace(protocol, **training, selection=selection)
         return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
+
+
+def other_test_set(result: dict) -> str:
+    """'' for results scored on the published test split; else the one line saying that ``result`` (a results
+    file) scores another test set (``--test-texts``), which every comparison with other results, the paper
+    included, refuses or skips."""
+    texts = (result.get("train") or {}).get("test_texts", "published")
+    if texts == "published":
+        return ""
+    return f"'{result['experiment']}' scores another test set (--test-texts {texts}, a diagnostic)"
 
 
 def flag(setting) -> str:

@@ -7,7 +7,7 @@ call it, so every number in the suite is obtained the same way.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -22,7 +22,8 @@ from experiments.runs.console import chatty
 from experiments.runs.one.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.one.inputs import FitTexts, ModelInputs
 from experiments.runs.one.metrics import NonFinite, best_threshold, score
-from experiments.runs.one.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
+from experiments.runs.one.protocol import (
+    AUTHORS_LENGTH_RULES, CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits)
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.one.store import (
     CONFIG,
@@ -146,8 +147,30 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
 def expected_hash(run: RunSpec, dataset: Dataset, data_dir: Path) -> str:
     """The configuration hash :func:`train_run` gives this run: the same wherever the run is
     stored, so a study can find a finished run without training it."""
-    splits = make_splits(dataset, run.seed, run.train.validation_fraction, run.train.max_train, run.fold)
-    return provenance.config_hash(run_config(run, dataset, splits, data_checksums(dataset.name, data_dir, run.train)))
+    return provenance.config_hash(run_config(run, dataset, run_splits(run, dataset),
+                                             data_checksums(dataset.name, data_dir, run.train)))
+
+
+def run_splits(run: RunSpec, dataset: Dataset) -> Splits:
+    """The run's splits (:func:`make_splits`).  Under ``--test-texts authors-length-rules``, a DIAGNOSTIC that
+    scores another test set, only the test texts of at least the authors' 3 tokens (counted in this project's
+    tokens); :func:`_inputs` cuts them to 40."""
+    train = run.train
+    splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+    if train.test_texts == "published":
+        return splits
+    least = AUTHORS_LENGTH_RULES["min_tokens"]
+    lengths = token_counts(splits.test, run.preprocessing(dataset))
+    kept = [record for record, length in zip(splits.test, lengths) if length >= least]
+    if not kept:
+        raise IsarcasmError(f"--test-texts {train.test_texts} drops every test text of '{dataset.name}' (none has "
+                            f"{least} tokens)")
+    return replace(splits, test=kept)
+
+
+def token_counts(records: list[Record], preprocess: PreprocessConfig) -> list[int]:
+    """How many tokens each record's text has, in this project's tokens (what the length rules count)."""
+    return list(map(len, Preprocessor(preprocess).tokenize([r.text for r in records])))
 
 
 def aux_tasks(spec, dataset: Dataset) -> dict[str, tuple[str, ...]]:
@@ -233,7 +256,7 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     spec, train = MODELS.get(run.model), run.train
-    splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+    splits = run_splits(run, dataset)
     dataset.check_learnable(splits.train, splits.validation)
     checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
     config = run_config(run, dataset, splits, checksums)
@@ -314,8 +337,7 @@ def _inputs(plan: _Plan) -> _Data:
     if aux and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
-    x = {name: inputs.build(texts[name], contexts[name], train.cut_train_tokens if name == "train" else None)
-         for name in parts}
+    x = {name: inputs.build(texts[name], contexts[name], _first_tokens(train, name)) for name in parts}
     y = {name: targets(dataset, records) for name, records in parts.items()}
     y_fit = y
     if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
@@ -333,13 +355,22 @@ def _long_enough(plan: _Plan) -> list[Record]:
     records, least = plan.splits.train, plan.train.min_train_tokens
     if least is None:
         return records
-    lengths = list(map(len, Preprocessor(plan.preprocess).tokenize([r.text for r in records])))
+    lengths = token_counts(records, plan.preprocess)
     kept = [record for record, length in zip(records, lengths) if length >= least]
     if not kept:
         raise IsarcasmError(f"--min-train-tokens {least} drops every training text of '{plan.dataset.name}' (the "
                             f"longest has {max(lengths)} tokens); lower it")
     plan.dataset.check_learnable(kept, plan.splits.validation)
     return kept
+
+
+def _first_tokens(train: TrainConfig, split: str) -> int | None:
+    """How many first tokens of each text of ``split`` the model reads: all (None), the first
+    ``--cut-train-tokens`` of training texts, or the authors' 40 of test texts under ``--test-texts
+    authors-length-rules`` (a diagnostic: validation texts are never cut)."""
+    if split == "train":
+        return train.cut_train_tokens
+    return AUTHORS_LENGTH_RULES["max_tokens"] if split == "test" and train.test_texts != "published" else None
 
 
 @dataclass
@@ -378,7 +409,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
                                embedding_dim=matrix.shape[1], num_classes=num_classes, multi_label=multi_label,
                                lexicon_dim=data.inputs.lexicon_dim, context_len=data.inputs.context_len,
                                aux_heads={task: len(classes) for task, classes in data.aux.items()},
-                               initial_state=train.initial_state)
+                               initial_state=train.initial_state, dropout=train.dropout)
     batch = min(train.batch_size, len(data.train_texts))  # Keras never makes a batch larger than the data
     check_memory(f"training {spec.name} ({len(preprocessor.vocab):,} words x {matrix.shape[1]} dimensions, max_len "
                  f"{preprocessor.max_len:,}, batch {batch:,})", model_config.training_bytes(batch, spec.pairwise),
@@ -477,7 +508,8 @@ def fit_data(plan: _Plan, data: _Data) -> dict:
     The exact engine: Keras' shuffled batches of the arrays, or :class:`~baselines.batching.PaddedBatches`,
     whose order fit() shuffles every epoch.  On TensorFlow, after the run's seeding, Keras' shuffled
     batches are one permutation, the same batches in the same order every epoch (its seeded shuffle
-    starts again with each epoch's pass over the data; JAX and torch draw a new one every epoch).  The
+    starts again with each epoch's pass over the data; JAX and torch draw a new one every epoch), so
+    ``--batch-order each-epoch`` draws them itself, a new permutation every epoch on every backend.  The
     fast engine's :class:`~baselines.batching.SplitBatches` give the same kind of batches (:func:`_draw`)
     in their own order: fit() must not shuffle them, a batch's pieces being consecutive steps of one
     update.  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
@@ -489,7 +521,7 @@ def fit_data(plan: _Plan, data: _Data) -> dict:
     if train.batching == "bucket":
         return dict(x=LengthBuckets(x, y, train.batch_size, plan.seed), class_weight=weights)
     draw = _draw(train, labels, data.corpus_order)
-    if train.engine == "exact" and train.batching == "shuffled":
+    if train.engine == "exact" and train.batching == "shuffled" and train.batch_order == "once":
         return dict(x=x, y=y, batch_size=train.batch_size, shuffle=True, class_weight=weights)
     if train.engine == "exact":
         return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
@@ -499,17 +531,18 @@ def fit_data(plan: _Plan, data: _Data) -> dict:
 
 def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
     """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`); ``order``:
-    each training text's position in the corpus.  The fast engine's ``shuffled`` batches are drawn as
-    Keras draws the exact engine's (:func:`fit_data`): once on TensorFlow, every epoch on the other
-    backends; its class-ratio batches come in a new order every epoch, as fit() puts the exact engine's."""
+    each training text's position in the corpus.  ``shuffled`` batches (the fast engine's, or either engine's
+    under ``--batch-order each-epoch``) are drawn as Keras draws the exact engine's (:func:`fit_data`): once on
+    TensorFlow, every epoch on the other backends, or every epoch under ``each-epoch``; the fast engine's
+    class-ratio batches come in a new order every epoch, as fit() puts the exact engine's."""
     import keras  # loads TensorFlow: only when a model is trained
 
     from baselines.batching import (
         batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, in_new_order, shuffled_rows)
 
-    if train.batching == "shuffled":  # only the fast engine draws them
+    if train.batching == "shuffled":  # the fast engine's, or a new order every epoch
         draw = partial(shuffled_rows, size=len(labels), batch_size=train.batch_size)
-        return formed_once(draw) if keras.backend.backend() == "tensorflow" else draw
+        return formed_once(draw) if keras.backend.backend() == "tensorflow" and train.batch_order == "once" else draw
     if train.batching == "class-ratio":
         draw = partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), train.batch_size))
     else:

@@ -197,3 +197,18 @@ def test_every_table_of_a_report_parses_as_a_markdown_table_with_its_columns_and
     assert per_class.rows[0] == ["corpus", "model", "class", "support", "precision", "recall", "F1"]
     assert per_class.rows[2] == ["riloff", "lstm", "sarcastic", "4", "0.600 ± 0.000", "1.000 ± 0.000",
                                  "0.800 ± 0.000"]
+
+
+def test_results_on_another_test_set_are_never_compared_and_their_report_says_so(tmp_path):
+    from experiments.reports.fidelity import protocol_note
+
+    published = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
+    diagnostic = {**published, "experiment": "t-test-texts-authors-length-rules",
+                  "train": {"test_texts": "authors-length-rules"}}
+    for base, other in ((published, diagnostic), (diagnostic, published)):
+        with pytest.raises(IsarcasmError, match="^'t-test-texts-authors-length-rules' scores another test set .*: "
+                                                "--against pairs runs on the published test split only$"):
+            comparison_markdown(base, other)
+    assert protocol_note(diagnostic, tmp_path) == (
+        "'t-test-texts-authors-length-rules' scores another test set (--test-texts authors-length-rules, a "
+        "diagnostic): never compared with the paper or with results on the published test split.")

@@ -102,3 +102,26 @@ def test_each_element_alone_joins_the_fidelity_ablation_under_its_variant_name()
                            ("training texts cut to 40 tokens alone", "cut_train_tokens")]:
         config = TrainConfig(**{changed: ELEMENTS[changed]})
         assert "table7" + suffixes[label] == experiment_name("table7", config)
+
+
+def test_the_authors_length_rules_on_test_texts_score_another_test_set_stored_apart(corpus):
+    """``--test-texts authors-length-rules`` (a diagnostic): test texts under 3 tokens dropped, the rest cut to
+    their first 40; training and validation texts untouched; its runs have their own hash and name."""
+    splits, data = inputs(corpus, test_texts="authors-length-rules")
+    _, default = inputs(corpus)
+    kept = [i for i, record in enumerate(splits.test) if record.text != "coffee exam"]
+    assert 0 < len(kept) < len(splits.test) and len(data.y["test"]) == len(kept)
+    expected = default.x["test"]["tokens"][kept].copy()
+    assert lengths(expected).max() == 50
+    expected[:, 40:] = PAD_ID  # the first 40 tokens of the 50-token texts
+    assert np.array_equal(data.x["test"]["tokens"], expected)
+    assert np.array_equal(data.y["test"], default.y["test"][kept])
+    for split in ("train", "validation"):
+        assert np.array_equal(data.x[split]["tokens"], default.x[split]["tokens"])
+    dataset, data_dir = corpus
+    config = replace(BASE, test_texts="authors-length-rules")
+    assert expected_hash(RunSpec(dataset.name, "cnn", 0, config), dataset, data_dir) != \
+        expected_hash(RunSpec(dataset.name, "cnn", 0, BASE), dataset, data_dir)
+    assert experiment_name("table7", TrainConfig(test_texts="authors-length-rules")) == \
+        "table7-test-texts-authors-length-rules"
+    assert "test_texts" not in TrainConfig().identity()

@@ -169,20 +169,26 @@ def test_the_fast_engine_computes_the_same_once_batches_every_epoch():
 
 
 def test_authors_elements_train_and_are_stored_as_named_variants_and_repeat_to_the_digit(tmp_path):
-    """--batching class-ratio-once and --initial-state random on the toy corpus: each a named variant,
-    and the same command gives the same predictions (the random states are drawn from the run's seed)."""
+    """--batching class-ratio-once, --initial-state random, --batch-order each-epoch and --dropout 0.5 on the toy
+    corpus: each a named variant, and the same command gives the same predictions (the random states and the
+    batch orders are drawn from the run's seed); the initial state and the dropout reach the model."""
     corpus = write_corpus(tmp_path / "toy.csv")
     common = ["--data-dir", str(tmp_path), "train", "--corpus", str(corpus), "--split-col", "split",
               "--model", "lstm", "--epochs", "2", "--batch-size", "16", "--embeddings", "random"]
-    for options in (["--batching", "class-ratio-once"], ["--initial-state", "random"]):
+    elements = {"batching-class-ratio-once": ("batching", "class-ratio-once"),
+                "initial-state-random": ("initial_state", "random"),
+                "batch-order-each-epoch": ("batch_order", "each-epoch"), "dropout-0.5": ("dropout", "0.5")}
+    for setting, value in elements.values():
         for copy in ("one", "two"):
-            result = CliRunner().invoke(main, [*common, *options, "--output-dir", str(tmp_path / copy)])
+            options = ["--" + setting.replace("_", "-"), value, "--output-dir", str(tmp_path / copy)]
+            result = CliRunner().invoke(main, [*common, *options])
             assert result.exit_code == 0, result.output
-    for name, setting in (("batching-class-ratio-once", ("batching", "class-ratio-once")),
-                          ("initial-state-random", ("initial_state", "random"))):
+    model_configs = {}
+    for name, (setting, value) in elements.items():
         predictions = [next((tmp_path / copy).glob(f"*{name}/**/predictions.tsv")) for copy in ("one", "two")]
         assert predictions[0].read_text() == predictions[1].read_text()
         config = json.loads((predictions[0].parent / "config.json").read_text())
-        assert config["train"][setting[0]] == setting[1]
-    config = json.loads(next((tmp_path / "one").glob("*initial-state-random/**/config.json")).read_text())
-    assert config["model_config"]["initial_state"] == "random"
+        assert str(config["train"][setting]) == value
+        model_configs[name] = config["model_config"]
+    assert model_configs["initial-state-random"]["initial_state"] == "random"
+    assert model_configs["dropout-0.5"]["dropout"] == 0.5 and model_configs["initial-state-random"]["dropout"] == 0.0

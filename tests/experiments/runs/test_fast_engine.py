@@ -153,7 +153,7 @@ class _NoteRows(keras.layers.Layer):
         return keras.KerasTensor(tokens.shape, tokens.dtype)
 
 
-def _steps(engine: str, epochs: int = 3) -> list[list]:
+def _steps(engine: str, epochs: int = 3, batch_order: str = "once") -> list[list]:
     """Per epoch, the rows of each step fit() trains on, for ``engine`` on 20 toy texts in batches of 8,
     seeded as a run is."""
     rng = np.random.default_rng(0)
@@ -162,7 +162,7 @@ def _steps(engine: str, epochs: int = 3) -> list[list]:
     tokens[:, 0] = np.arange(20) + 2
     tokens[np.arange(10) >= lengths[:, None]] = 0
     y = np.eye(2, dtype="float32")[lengths % 2]
-    plan = SimpleNamespace(train=TrainConfig(engine=engine, batch_size=8), seed=0)
+    plan = SimpleNamespace(train=TrainConfig(engine=engine, batch_size=8, batch_order=batch_order), seed=0)
     data = SimpleNamespace(x={"train": {"tokens": tokens}}, y_fit={"train": y}, y={"train": y},
                            corpus_order=np.arange(20))
     set_determinism(0)
@@ -188,6 +188,19 @@ def test_both_engines_train_every_epoch_on_the_same_batches_in_the_same_order(en
     batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
     assert sorted(len(rows) for rows in batches) == [4, 8, 8]  # a piece pairs with its own batch's other half
     assert sorted(row for rows in batches for row in rows) == list(range(20))
+
+
+@pytest.mark.parametrize("engine", ["exact", "fast"])
+def test_batch_order_each_epoch_draws_new_batches_every_epoch_from_the_seed(engine):
+    """``--batch-order each-epoch``: every epoch a new permutation cut into batches, on every backend, the same
+    permutations when the run is repeated."""
+    epochs = _steps(engine, epochs=3, batch_order="each-epoch")
+    assert epochs[1] != epochs[0] and epochs[2] not in epochs[:2]
+    for steps in epochs:
+        batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
+        assert sorted(len(rows) for rows in batches) == [4, 8, 8]
+        assert sorted(row for rows in batches for row in rows) == list(range(20))
+    assert _steps(engine, epochs=3, batch_order="each-epoch") == epochs
 
 
 def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_keep_their_hash(tmp_path, monkeypatch):

@@ -210,3 +210,50 @@ def test_the_authors_single_elements_name_their_results_and_keep_old_hashes():
     assert "initial_state" not in TrainConfig().identity()
     with pytest.raises(IsarcasmError, match="--initial-state"):
         TrainConfig(initial_state="ones")
+
+
+#: The configuration hashes of the default runs of four models on the toy corpus (``toy.csv``, seed 0, random
+#: vectors) at commit 23a8a12, before --batch-order, --dropout and --test-texts existed: a new setting at its
+#: default must leave every stored run its hash.
+PINNED_HASHES = {"lstm": "364702adb4df86db", "att-lstm": "72a960d314376011", "cnn": "a3cea0ff8527aee3",
+                 "3cnn": "d4ea7128797460fe"}
+
+
+def test_the_default_configuration_hashes_are_the_ones_runs_were_stored_with(tmp_path, monkeypatch):
+    from toy_corpus import write_corpus
+
+    from experiments.runs.one.spec import RunSpec
+    from experiments.runs.one.training import expected_hash
+    from preprocessing.corpora import load_corpus
+
+    monkeypatch.chdir(tmp_path)  # the corpus' name is its path: "toy.csv" wherever the test runs
+    dataset = load_corpus(str(write_corpus("toy.csv")), tmp_path, split_col="split")
+    defaults = TrainConfig(embeddings="random", batch_order="once", dropout=None, test_texts="published")
+    for model, pinned in PINNED_HASHES.items():
+        assert expected_hash(RunSpec(dataset.name, model, 0, defaults), dataset, tmp_path) == pinned
+    changed = TrainConfig(embeddings="random", batch_order="each-epoch")
+    assert expected_hash(RunSpec(dataset.name, "lstm", 0, changed), dataset, tmp_path) != PINNED_HASHES["lstm"]
+
+
+def test_the_batch_order_and_dropout_are_named_variants_and_refused_where_they_mean_nothing():
+    assert TrainConfig(batch_order="each-epoch").variant() == "batch-order-each-epoch"
+    assert TrainConfig(dropout=0.5).variant() == "dropout-0.5" and TrainConfig(dropout=0.0).variant() == "dropout-0"
+    assert {"batch_order", "dropout"}.isdisjoint(TrainConfig().identity())
+    with pytest.raises(IsarcasmError, match="^--batch-order each-epoch is for --batching shuffled; --batching "
+                                            "class-ratio-once draws and orders its own batches"):
+        TrainConfig(batch_order="each-epoch", batching="class-ratio-once")
+    with pytest.raises(IsarcasmError, match="--dropout"):
+        TrainConfig(dropout=1.0)
+
+
+def test_runs_on_another_test_set_are_refused_by_what_ranks_or_compares_them():
+    from experiments.runs.one.protocol import other_test_set
+
+    TrainConfig().require_published_test("a benchmark ranks models on")  # the published test split: nothing said
+    with pytest.raises(IsarcasmError, match="^--test-texts authors-length-rules scores another test set \\(a "
+                                            "diagnostic\\): a benchmark ranks models on the published test split"):
+        TrainConfig(test_texts="authors-length-rules").require_published_test("a benchmark ranks models on")
+    assert other_test_set({"experiment": "t", "train": {"test_texts": "published"}}) == ""
+    assert other_test_set({"experiment": "t"}) == ""  # results written before --test-texts
+    assert other_test_set({"experiment": "t-x", "train": {"test_texts": "authors-length-rules"}}) == \
+        "'t-x' scores another test set (--test-texts authors-length-rules, a diagnostic)"

@@ -141,3 +141,28 @@ def test_a_named_protocol_is_a_row_of_its_own_with_the_papers_f1_beside_each_sid
     assert not lstm["base_paper_in_range"] and lstm["other_paper_in_range"]  # 0.20-0.24 and 0.26-0.30
     shown = unpadded(elements_markdown(elements("t", ResultsFiles(tmp_path))))
     assert "| lstm | 0.220 ± 0.028 | 0.280 ± 0.028 | +0.060 | 2 of 2 | 0, 1 | 20% → 35% | 0.300 | no → yes | no → yes |" in shown
+
+
+def test_the_scripts_values_and_the_batch_order_are_elements_with_their_lines():
+    by_suffix = {element.suffix: element for element in ELEMENTS}
+    assert by_suffix["-batch-order-each-epoch"].options == "--batch-order each-epoch"
+    assert by_suffix["-batch-order-each-epoch"].sources == "src/data_and_resources_acl.py:381-382, src/main.py:156, " \
+                                                          ":229-230"
+    assert by_suffix["-batch-size-16"].sources == "bin/best_riloff_ia_lstm.sh:9"
+    assert by_suffix["-epochs-100"].sources == "bin/best_riloff_ia_lstm.sh:26, src/main.py:79-81"
+    assert by_suffix["-dropout-0.5"].options == "--dropout 0.5"
+    assert by_suffix["-dropout-0.5"].sources == "bin/best_riloff_ia_lstm.sh:11, src/main.py:76-78"
+
+
+def test_results_on_another_test_set_are_refused_by_the_elements_and_fidelity_reports(tmp_path):
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    diagnostic = json.loads((tmp_path / "t.json").read_text())
+    diagnostic["train"] = {"test_texts": "authors-length-rules"}
+    (tmp_path / "t.json").write_text(json.dumps(diagnostic))
+    with pytest.raises(IsarcasmError, match="^'t' scores another test set \\(--test-texts authors-length-rules, a "
+                                            "diagnostic\\): not compared with the paper$"):
+        elements("t", tmp_path)
+    shown = CliRunner().invoke(main, ["report", "t", "--fidelity", "--results-dir", str(tmp_path)])
+    assert shown.exit_code == 1 and len(shown.output.strip().splitlines()) == 1
+    assert "scores another test set" in shown.output
