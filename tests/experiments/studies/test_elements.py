@@ -162,7 +162,7 @@ def test_results_on_another_test_set_are_refused_by_the_elements_and_fidelity_re
     (tmp_path / "t.json").write_text(json.dumps(diagnostic))
     with pytest.raises(IsarcasmError, match="^'t' scores another test set \\(--test-texts authors-length-rules, a "
                                             "diagnostic\\): not compared with the paper$"):
-        elements("t", tmp_path)
+        elements("t", ResultsFiles(tmp_path))
     shown = CliRunner().invoke(main, ["report", "t", "--fidelity", "--results-dir", str(tmp_path)])
     assert shown.exit_code == 1 and len(shown.output.strip().splitlines()) == 1
     assert "scores another test set" in shown.output
