@@ -147,9 +147,14 @@ def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
         command = f"isarcasm reproduce {experiment}" + (" --protocol authors-code" if suffix == "-authors-code" else "")
         raise IsarcasmError(f"no results '{name}' in {results.folder}/: make them with `{command}` (reusing finished "
                             "runs)")
-    if other_test_set(found):
-        raise IsarcasmError(f"{other_test_set(found)}: not compared with the paper")
-    return found
+    return _published(found)
+
+
+def _published(result: dict) -> dict:
+    """``result``, refused in one line where it is scored on another test set (``--test-texts``)."""
+    if other := other_test_set(result):
+        raise IsarcasmError(f"{other}: not compared with the paper")
+    return result
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
@@ -241,9 +246,10 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
 
 
 def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
-    """The results of each of ``elements`` that ``results`` finds, by label."""
+    """The results of each of ``elements`` that ``results`` finds, by label (refused, as :func:`_load` refuses,
+    where one is scored on another test set)."""
     found = {element.label: results.find(experiment + element.suffix) for element in elements}
-    return {label: result for label, result in found.items() if result is not None}
+    return {label: _published(result) for label, result in found.items() if result is not None}
 
 
 def _element_row(element: Element, name: str, result: dict | None, base: dict | None, key: tuple) -> dict:

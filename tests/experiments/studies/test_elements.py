@@ -166,3 +166,13 @@ def test_results_on_another_test_set_are_refused_by_the_elements_and_fidelity_re
     shown = CliRunner().invoke(main, ["report", "t", "--fidelity", "--results-dir", str(tmp_path)])
     assert shown.exit_code == 1 and len(shown.output.strip().splitlines()) == 1
     assert "scores another test set" in shown.output
+
+
+def test_an_element_results_file_on_another_test_set_is_refused_too(tmp_path):
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    element = json.loads((tmp_path / f"t{CLIP.suffix}.json").read_text())
+    element["train"] = {"test_texts": "authors-length-rules"}
+    (tmp_path / f"t{CLIP.suffix}.json").write_text(json.dumps(element))
+    with pytest.raises(IsarcasmError, match=f"^'t{CLIP.suffix}' scores another test set"):
+        elements("t", ResultsFiles(tmp_path))
