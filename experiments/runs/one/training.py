@@ -147,16 +147,22 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
 def expected_hash(run: RunSpec, dataset: Dataset, data_dir: Path) -> str:
     """The configuration hash :func:`train_run` gives this run: the same wherever the run is
     stored, so a study can find a finished run without training it."""
-    return provenance.config_hash(run_config(run, dataset, run_splits(run, dataset),
+    return provenance.config_hash(run_config(run, dataset, published_splits(run, dataset),
                                              data_checksums(dataset.name, data_dir, run.train)))
 
 
-def run_splits(run: RunSpec, dataset: Dataset) -> Splits:
-    """The run's splits (:func:`make_splits`).  Under ``--test-texts authors-length-rules``, a DIAGNOSTIC that
-    scores another test set, only the test texts of at least the authors' 3 tokens (counted in this project's
-    tokens); :func:`_inputs` cuts them to 40."""
+def published_splits(run: RunSpec, dataset: Dataset) -> Splits:
+    """The run's splits as the corpus gives them (:func:`make_splits`): what its configuration records and
+    its hash covers (a rule that scores fewer test texts is in its training settings, ``test_texts``)."""
     train = run.train
-    splits = make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+    return make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
+
+
+def scored_splits(run: RunSpec, dataset: Dataset, splits: Splits) -> Splits:
+    """The splits ``run`` learns from and is scored on: ``splits``, or under ``--test-texts
+    authors-length-rules``, a DIAGNOSTIC that scores another test set, only the test texts of at least the
+    authors' 3 tokens (counted in this project's tokens); :func:`_inputs` cuts them to 40."""
+    train = run.train
     if train.test_texts == "published":
         return splits
     least = AUTHORS_LENGTH_RULES["min_tokens"]
@@ -256,10 +262,11 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
     from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
 
     spec, train = MODELS.get(run.model), run.train
-    splits = run_splits(run, dataset)
+    published = published_splits(run, dataset)
+    splits = scored_splits(run, dataset, published)
     dataset.check_learnable(splits.train, splits.validation)
     checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
-    config = run_config(run, dataset, splits, checksums)
+    config = run_config(run, dataset, published, checksums)
     changed = modified_files(dataset.name, config["data_sha256"])
     if changed:
         logging.getLogger(__name__).warning(
@@ -590,6 +597,7 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
     full_config = {
         **plan.config,
         "config_hash": plan.config_hash,
+        **({"test_scored": len(plan.splits.test)} if plan.train.test_texts != "published" else {}),
         "experiment_dir": str(writer.directory),
         "model_config": asdict(built.model_config),
         "label_names": list(dataset.label_names),

@@ -1,13 +1,15 @@
 """The iSarcasm authors' data elements, each alone (docs/protocol.md, "The authors'-code protocol"): the
 inputs a run builds with each, on a toy corpus; nothing is trained."""
+import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from toy_corpus import write_corpus
+from toy_corpus import train_toy, write_corpus
 
 from experiments.runs.one.protocol import TrainConfig, experiment_name, make_splits
 from experiments.runs.one.spec import RunSpec
+from experiments.runs.one.store import read_predictions
 from experiments.runs.one.training import expected_hash, run_inputs
 from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus
@@ -125,3 +127,16 @@ def test_the_authors_length_rules_on_test_texts_score_another_test_set_stored_ap
     assert experiment_name("table7", TrainConfig(test_texts="authors-length-rules")) == \
         "table7-test-texts-authors-length-rules"
     assert "test_texts" not in TrainConfig().identity()
+
+
+def test_a_run_on_the_authors_test_texts_records_the_published_splits_and_how_many_it_scored(corpus, tmp_path):
+    """Its configuration (and hash) holds the splits as published with the rule that drops test texts; its
+    config.json says how many it scored, as many as its predictions have rows, which read back."""
+    dataset, data_dir = corpus
+    config = replace(BASE, test_texts="authors-length-rules", epochs=1)
+    result = train_toy(dataset, "cnn", tmp_path / "run", data_dir, config)
+    written = json.loads((result.directory / "config.json").read_text())
+    published = make_splits(dataset, 0, max_train=None)
+    assert written["splits"]["test"] == len(published.test) > written["test_scored"]
+    assert written["config_hash"] == expected_hash(RunSpec(dataset.name, "cnn", 0, config), dataset, data_dir)
+    assert len(read_predictions(result.directory / "predictions.tsv").ids) == written["test_scored"]
