@@ -23,7 +23,8 @@ from experiments.cli.options import (
 )
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
-from experiments.reports.results import ResultsFiles
+from experiments.reports.merge import merged
+from experiments.reports.results import ResultsFiles, load_results
 from experiments.reports.table import comparison_markdown
 from experiments.runs.one.protocol import PROTOCOLS, RULES
 from experiments.runs.one.reference import shipped_count
@@ -105,6 +106,10 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
               help="Each training element of the authors' code alone (the EXPERIMENT-<element> results of reproduce "
                    "--clip-global-norm 0.2, --oov-init uniform, ...) beside EXPERIMENT as written, model by model on "
                    "paired seeds, from the results files alone; saved as EXPERIMENT-elements. See docs/protocol.md.")
+@click.option("--merge", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
+              help="Add the cells of FILE, results of the same experiment, seeds and training settings made by "
+                   "another sweep (of other models, e.g. `reproduce table7 --models siarn,miarn --clip-global-norm "
+                   "0.1 --results-dir other`); saved as EXPERIMENT, recording each sweep's command and commit.")
 @click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
               help="The run store: --selection, --fidelity and --html read the runs a results file names; those not "
                    "on this machine come from the reference set, verified and copied into OUTPUT_DIR/.reference.")
@@ -112,14 +117,20 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
 @json_option
 @file_corpus_options
 @click.pass_context
-def report(ctx, experiment, results_dir, html, against, selection, fidelity, elements, output_dir, reference_dir,
-           as_json, **options):
+def report(ctx, experiment, results_dir, html, against, selection, fidelity, elements, merge, output_dir,
+           reference_dir, as_json, **options):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
                         reference=reference_of(reference_dir))
     localised, files = _localiser(settings), ResultsFiles(Path(results_dir), settings.reference)
     if fidelity and elements:
         raise IsarcasmError("--fidelity and --elements are two reports of the same results: give one of them")
+    if merge:
+        if fidelity or elements or selection or against:
+            raise IsarcasmError("--merge writes the merged results file: give it alone, then the other options")
+        saved = save_result(merged(_results(files, experiment), load_results(Path(merge)), merge),
+                            writable_folder(Path(results_dir), "--results-dir"))
+        click.echo(f"saved {saved[0].with_suffix('.*')} (the cells of {merge} added)", err=True)
     if fidelity or elements:
         result = fidelity_of(experiment, files, localised) if fidelity else elements_of(experiment, files)
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))

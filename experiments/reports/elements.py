@@ -36,9 +36,18 @@ def elements_markdown(result: dict) -> str:
             lines.append(f"Not measured: no `{first['results']}` results; `isarcasm reproduce "
                          f"{result['as_written']} {first['options']}` makes them.")
             continue
-        lines += [f"Results `{first['results']}` (commit `{source.get('git_commit')}`): `{source.get('command')}`.",
-                  "", *markdown_table([_row(row, several) for row in rows], HEADER)]
+        lines += [_made_by(first["results"], source), "",
+                  *markdown_table([_row(row, several) for row in rows], HEADER)]
     return "\n".join(lines) + "\n"
+
+
+def _made_by(name: str, source: dict) -> str:
+    """Which command (at which commit) made results ``name``: each sweep's, with its cells, for merged results."""
+    if "parts" not in source:
+        return f"Results `{name}` (commit `{source.get('git_commit')}`): `{source.get('command')}`."
+    made = (f"{', '.join(part['cells'])} by `{part['command']}` (commit `{part['git_commit']}`)"
+            for part in source["parts"])
+    return f"Results `{name}`, merged from {len(source['parts'])} sweeps: {'; '.join(made)}."
 
 
 def _row(row: dict, several: bool) -> list[str]:

@@ -74,6 +74,7 @@ def markdown_report(result: dict) -> str:
         f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
         f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.",
         "",
+        *_parts(result),
     ]
     rows, flagged = [], []
     for cell in result["cells"]:
@@ -234,6 +235,15 @@ def per_class_section(cells: list[dict]) -> list[str]:
              for cell in rows for name, stats in cell["per_class"].items()]
     return ["", "## Per-class scores (test split, mean ± std)", "",
             *markdown_table(table, ["corpus", "model", "class", "support", "precision", "recall", "F1"])]
+
+
+def _parts(result: dict) -> list[str]:
+    """Which sweep made which cells, for results merged from several (``report --merge``)."""
+    if "parts" not in result:
+        return []
+    return [f"Merged from {len(result['parts'])} sweeps (`isarcasm report --merge`), each with its own commit:", "",
+            *(f"- {', '.join(part['cells'])}: `{part['command']}` (commit `{part['git_commit']}`)"
+              for part in result["parts"]), ""]
 
 
 def _reuse(result: dict) -> str:

@@ -240,8 +240,8 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
     shown = ", ".join(sorted(corpora))
     return {"kind": "elements", "experiment": f"{experiment}-elements", "as_written": experiment, "corpus": shown,
             "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
-            "inputs": {result["experiment"]: {key: result.get(key) for key in ("git_commit", "command")}
-                       for result in (base, *found.values())},
+            "inputs": {result["experiment"]: {key: result.get(key) for key in ("git_commit", "command", "parts")
+                                              if key in result} for result in (base, *found.values())},
             **provenance.record(), "cells": cells}
 
 

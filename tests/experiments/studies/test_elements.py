@@ -176,3 +176,33 @@ def test_an_element_results_file_on_another_test_set_is_refused_too(tmp_path):
     (tmp_path / f"t{CLIP.suffix}.json").write_text(json.dumps(element))
     with pytest.raises(IsarcasmError, match=f"^'t{CLIP.suffix}' scores another test set"):
         elements("t", ResultsFiles(tmp_path))
+
+
+def test_an_elements_results_made_by_two_sweeps_merge_into_one_file_that_names_each_sweep(results):
+    """`report --merge`: the cells of another sweep's results of the same element (other models) join the file,
+    which records both commands; the elements report then pairs every model and names both sweeps."""
+    other = results / "other"
+    other.mkdir()
+    write_table(results, f"t{CLIP.suffix}", [table_cell("lstm", [1, 2, 3, 5], [0.25, 0.2, 0.5, 0.0])])
+    write_table(other, f"t{CLIP.suffix}", [table_cell("cnn", [0, 1, 2, 3, 4], [0.2] * 5)])
+    merge = ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
+             str(other / f"t{CLIP.suffix}.json")]
+    done = CliRunner().invoke(main, merge)
+    assert done.exit_code == 0, done.output
+    saved = load_results(results / f"t{CLIP.suffix}.json")
+    assert [c["model"] for c in saved["cells"]] == ["lstm", "cnn"]
+    command = f"isarcasm reproduce t{CLIP.suffix}"
+    assert [(p["cells"], p["command"]) for p in saved["parts"]] == [(["isarcasm/lstm"], command),
+                                                                    (["isarcasm/cnn"], command)]
+    assert "Merged from 2 sweeps" in done.output and (results / "previous").is_dir()  # the one-sweep file is kept
+    cnn = row(elements("t", ResultsFiles(results)), CLIP, "cnn")
+    assert cnn["measured"] and cnn["mean_delta"] == pytest.approx(0.1)
+    report = elements_markdown(elements("t", ResultsFiles(results)))
+    assert f"Results `t{CLIP.suffix}`, merged from 2 sweeps: isarcasm/lstm by `isarcasm reproduce" in report
+    again = CliRunner().invoke(main, merge)  # the same cells twice
+    assert again.exit_code == 1 and "isarcasm/cnn already in" in again.output
+    assert len(again.output.strip().splitlines()) == 1
+    write_table(other, "t", [table_cell("siarn", [0, 1, 2], [0.2] * 3)])
+    seeds = CliRunner().invoke(main, ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
+                                      str(other / "t.json")])
+    assert seeds.exit_code == 1 and "its experiment differs from those of" in seeds.output
