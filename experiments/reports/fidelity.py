@@ -63,6 +63,7 @@ LABELS = {
     "as-written+grid": "as written + grid rule",
     "authors-training+best": "authors' training + best@0.5",
     "authors-code": "authors' code",
+    "authors-scripts": "authors' scripts",
 }
 
 

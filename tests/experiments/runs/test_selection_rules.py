@@ -307,6 +307,14 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert list(saved["elements"]) == ["class-ratio batches alone"]
     assert f"`{saved['elements']['class-ratio batches alone']}`" in joined.output
     assert saved["cells"][0]["ablation"]["class-ratio batches alone"]["pairs"] == 2
+    # the authors' scripts' protocol, where its results exist, is one more column and paired row
+    assert cli("reproduce", experiment, *common, "--protocol", "authors-scripts").exit_code == 0
+    scripts = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
+    assert scripts.exit_code == 0, scripts.output
+    cell = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["cells"][0]
+    made = results(tmp_path, "toy-epochs-2-embeddings-random-authors-scripts")["cells"][0]
+    assert cell["protocols"]["authors-scripts"]["f1_sarcastic"]["values"] == made["metrics"]["f1_sarcastic"]["values"]
+    assert cell["ablation"]["authors-scripts"]["pairs"] == 2 and "authors' scripts" in scripts.output
     missing = cli("report", "other", "--fidelity", "--results-dir", results_dir)
     assert missing.exit_code == 1 and "no results 'other'" in missing.output
 
