@@ -7,6 +7,7 @@ side by side in one file: nothing is retrained, and each sweep's command, commit
 """
 from __future__ import annotations
 
+from experiments.runs.one.protocol import TrainConfig
 from preprocessing.errors import IsarcasmError
 
 #: What two parts must share to be one experiment's results: the same name, kind, seeds and training settings.
@@ -20,7 +21,7 @@ def merged(result: dict, other: dict, source: str) -> dict:
     they are not the same experiment, seeds and settings, or where a cell (corpus and model) is in both."""
     if result.get("kind") != "table" or other.get("kind") != "table":
         raise IsarcasmError(f"{source}: only the results of a reproduction (a table of cells) are merged")
-    differ = [key for key in SAME if result.get(key) != other.get(key)]
+    differ = [key for key in SAME if _setting(result, key) != _setting(other, key)]
     if differ:
         verb = "differs" if len(differ) == 1 else "differ"
         raise IsarcasmError(f"{source}: its {', '.join(differ)} {verb} from those of '{result['experiment']}': only "
@@ -41,6 +42,15 @@ def parts(result: dict) -> list[dict]:
     """The sweeps that made ``result``: its recorded parts, or itself as the one sweep, with the cells each made."""
     return result.get("parts") or [{**{key: result.get(key) for key in PART},
                                     "cells": [f"{corpus}/{model}" for corpus, model in _keys(result, ordered=True)]}]
+
+
+def _setting(result: dict, key: str):
+    """What ``result`` records under ``key``; its training settings as the identity of its runs, so that a
+    file written before a setting existed equals one that records the setting at the value runs had before it."""
+    if key != "train":
+        return result.get(key)
+    train = {"engine": "exact", **(result.get("train") or {})}  # a file from before the fast engine: exact runs
+    return TrainConfig.from_dict(train, f"{result['experiment']}'s training settings", ignore_unknown=True).identity()
 
 
 def _keys(result: dict, ordered: bool = False):

@@ -29,9 +29,10 @@ def table_cell(model, seeds, f1, rates=None, run_ids=None):
     return cell
 
 
-def write_table(folder, name, cells):
+def write_table(folder, name, cells, train=None):
     result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0, 1, 2, 3, 4],
-                      "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}", "cells": cells})
+                      "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}", "cells": cells,
+                      **({"train": train} if train else {})})
     (folder / f"{name}.json").write_text(json.dumps(result))
 
 
@@ -183,8 +184,11 @@ def test_an_elements_results_made_by_two_sweeps_merge_into_one_file_that_names_e
     which records both commands; the elements report then pairs every model and names both sweeps."""
     other = results / "other"
     other.mkdir()
-    write_table(results, f"t{CLIP.suffix}", [table_cell("lstm", [1, 2, 3, 5], [0.25, 0.2, 0.5, 0.0])])
-    write_table(other, f"t{CLIP.suffix}", [table_cell("cnn", [0, 1, 2, 3, 4], [0.2] * 5)])
+    write_table(results, f"t{CLIP.suffix}", [table_cell("lstm", [1, 2, 3, 5], [0.25, 0.2, 0.5, 0.0])],
+                train={"clip_global_norm": 0.2})
+    # written after --batch-order, --dropout and --test-texts existed, at the values runs had before them
+    write_table(other, f"t{CLIP.suffix}", [table_cell("cnn", [0, 1, 2, 3, 4], [0.2] * 5)],
+                train={"clip_global_norm": 0.2, "batch_order": "once", "dropout": None, "test_texts": "published"})
     merge = ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
              str(other / f"t{CLIP.suffix}.json")]
     done = CliRunner().invoke(main, merge)
@@ -202,7 +206,9 @@ def test_an_elements_results_made_by_two_sweeps_merge_into_one_file_that_names_e
     again = CliRunner().invoke(main, merge)  # the same cells twice
     assert again.exit_code == 1 and "isarcasm/cnn already in" in again.output
     assert len(again.output.strip().splitlines()) == 1
-    write_table(other, "t", [table_cell("siarn", [0, 1, 2], [0.2] * 3)])
-    seeds = CliRunner().invoke(main, ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
-                                      str(other / "t.json")])
-    assert seeds.exit_code == 1 and "its experiment differs from those of" in seeds.output
+    for name, train, refused in (("t", {"clip_global_norm": 0.2}, "its experiment differs from those of"),
+                                 (f"t{CLIP.suffix}", {"clip_global_norm": 0.1}, "its train differs from those of")):
+        write_table(other, name, [table_cell("siarn", [0, 1, 2, 3, 4], [0.2] * 5)], train=train)
+        mixed = CliRunner().invoke(main, ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
+                                          str(other / f"{name}.json")])
+        assert mixed.exit_code == 1 and refused in mixed.output, mixed.output
