@@ -49,8 +49,7 @@ def _setting(result: dict, key: str):
     file written before a setting existed equals one that records the setting at the value runs had before it."""
     if key != "train":
         return result.get(key)
-    train = {"engine": "exact", **(result.get("train") or {})}  # a file from before the fast engine: exact runs
-    return TrainConfig.from_dict(train, f"{result['experiment']}'s training settings", ignore_unknown=True).identity()
+    return TrainConfig.recorded(result.get("train") or {}, f"{result['experiment']}'s training settings").identity()
 
 
 def _keys(result: dict, ordered: bool = False):

@@ -184,9 +184,8 @@ class Settings:
 
 def _trained(train: dict | None) -> dict | None:
     """The identity of the runs behind training settings as a results file or a run's config.json records
-    them (:meth:`TrainConfig.identity` of their trajectory); a results file written before the fast engine
-    has no ``engine``: its runs are the exact engine's.  None when the file records no settings."""
+    them (:meth:`TrainConfig.identity` of their trajectory, read by :meth:`TrainConfig.recorded`).  None when
+    the file records no settings."""
     if not train:
         return None
-    config = TrainConfig.from_dict({"engine": "exact", **train}, "training settings", ignore_unknown=True)
-    return config.trained().identity()
+    return TrainConfig.recorded(train, "training settings").trained().identity()

@@ -230,6 +230,12 @@ class TrainConfig:
         key by key against the fields' declarations (:func:`preprocessing.schema.from_mapping`)."""
         return from_mapping(cls, data, source, ignore_unknown)
 
+    @classmethod
+    def recorded(cls, train: dict, source: str | Path) -> "TrainConfig":
+        """The settings a results file or a run's config.json records (``train``); one written before the fast
+        engine has no ``engine``: its runs are the exact engine's.  Keys of a newer version are ignored."""
+        return cls.from_dict({"engine": "exact", **train}, source, ignore_unknown=True)
+
     def trained(self) -> "TrainConfig":
         """The settings of the training trajectory: ``tuned`` and ``grid`` are applied to the per-epoch
         record of a ``best`` run, so a study trains (and reuses) ``best`` runs for them."""
