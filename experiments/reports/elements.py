@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from experiments.reports.format import markdown_table
+from experiments.reports.merge import made_by
 
 F1, RATE = "f1_sarcastic", "predicted_positive_rate"
 HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
@@ -45,9 +46,7 @@ def _made_by(name: str, source: dict) -> str:
     """Which command (at which commit) made results ``name``: each sweep's, with its cells, for merged results."""
     if "parts" not in source:
         return f"Results `{name}` (commit `{source.get('git_commit')}`): `{source.get('command')}`."
-    made = (f"{', '.join(part['cells'])} by `{part['command']}` (commit `{part['git_commit']}`)"
-            for part in source["parts"])
-    return f"Results `{name}`, merged from {len(source['parts'])} sweeps: {'; '.join(made)}."
+    return f"Results `{name}`, merged from {len(source['parts'])} sweeps: {'; '.join(map(made_by, source['parts']))}."
 
 
 def _row(row: dict, several: bool) -> list[str]:

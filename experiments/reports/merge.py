@@ -44,6 +44,11 @@ def parts(result: dict) -> list[dict]:
                                     "cells": [f"{corpus}/{model}" for corpus, model in _keys(result, ordered=True)]}]
 
 
+def made_by(part: dict) -> str:
+    """One sweep of merged results in words, the same in every report: the cells it made, by which command and commit."""
+    return f"{', '.join(part['cells'])} by `{part['command']}` (commit `{part['git_commit']}`)"
+
+
 def _setting(result: dict, key: str):
     """What ``result`` records under ``key``; its training settings as the identity of its runs, so that a
     file written before a setting existed equals one that records the setting at the value runs had before it."""

@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 
 from experiments.reports.format import duration, markdown_table
+from experiments.reports.merge import made_by
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
 from experiments.runs.one.protocol import QUICK, other_test_set
@@ -242,8 +243,7 @@ def _parts(result: dict) -> list[str]:
     if "parts" not in result:
         return []
     return [f"Merged from {len(result['parts'])} sweeps (`isarcasm report --merge`), each with its own commit:", "",
-            *(f"- {', '.join(part['cells'])}: `{part['command']}` (commit `{part['git_commit']}`)"
-              for part in result["parts"]), ""]
+            *(f"- {made_by(part)}" for part in result["parts"]), ""]
 
 
 def _reuse(result: dict) -> str:
