@@ -8,7 +8,8 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 # Arguments for the main job, e.g. `make demo DEMO_ARGS="--quick"` for a smoke run.
 DEMO_ARGS ?=
-# Runs trained at once (see `isarcasm reproduce --help`); the numbers do not depend on it.
+# Runs trained at once, each with cores/JOBS threads (see `isarcasm reproduce --help`). The threads per run can
+# change a run's digits (docs/protocol.md#same-numbers): the committed numbers are one thread per run, 2 jobs on 2 cores.
 JOBS ?= 2
 
 .PHONY: demo test test-fast install install-ray data

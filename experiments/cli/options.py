@@ -91,8 +91,9 @@ def jobs_option(func):
     and experiments/runs/many/cluster.py), parsed by :func:`executor_of`."""
     for option in reversed([
         click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Runs trained at once, each in its own process with cores/JOBS threads (same "
-                          "numbers; Keras' epoch lines are then not shown)."),
+                     help="Runs trained at once, each in its own process with cores/JOBS threads (Keras' epoch "
+                          "lines are then not shown). A run's digits can depend on its threads: the committed "
+                          "ones are one thread per run, --jobs N on N cores (docs/protocol.md#same-numbers)."),
         click.option("--executor", "executor_kind", type=click.Choice(EXECUTORS), default="local", show_default=True,
                      help="local: this machine (--jobs); ray: Ray tasks on a cluster or a Ray started here "
                           "(pip install -e '.[ray]'); same runs, same numbers."),
