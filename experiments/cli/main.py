@@ -86,7 +86,7 @@ _RECEIVED: list[int] = []
 
 class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, raised where the program is, as Ctrl-C is: every ``except KeyboardInterrupt``
-    that ends the worker processes (experiments/runs/many/scheduler.py), cancels Ray tasks or drops a
+    that ends the worker processes (experiments/runs/many/scheduler.py), ends Ray tasks or drops a
     half-written run does the same for it.  Python's default for them ends this process alone, and its
     ``--jobs`` workers, re-parented, went on training."""
 

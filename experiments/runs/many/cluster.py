@@ -22,7 +22,9 @@ reported through the same ``finished``.
 Faults: a worker process or node that dies mid-run is retried by Ray (``max_retries`` times);
 nothing of a failed attempt reaches the store.  Finished runs are found by the driver before
 anything is submitted, so rerunning a killed sweep trains only what is missing.  Ctrl-C (or any
-error) cancels every task not yet finished.
+error) ends every task not yet finished: shutting down the Ray this command started (or its connection
+to a cluster, which ends the job's tasks) ends them; in a process that is a Ray job already, they are
+cancelled.
 
 Ray is optional (``pip install -e '.[ray]'``): only this module imports it, and only when a
 :class:`RayExecutor` runs.
@@ -117,12 +119,17 @@ class RayExecutor:
         if started_here:  # else this process is a Ray job already, whose runtime environment applies
             _start(ray, self.address)
         try:
-            self._submit_and_collect(ray, tasks, datasets, todo, finished)
+            self._submit_and_collect(ray, tasks, datasets, todo, finished, cancel_on_exit=not started_here)
         finally:
-            if started_here:
+            if started_here:  # ends the job's tasks, queued or running
                 ray.shutdown()
 
-    def _submit_and_collect(self, ray, tasks, datasets, todo, finished) -> None:
+    def _submit_and_collect(self, ray, tasks, datasets, todo, finished, cancel_on_exit: bool) -> None:
+        """Submit the runs, the longest first, and store each as it comes back.  On Ctrl-C or an error the
+        tasks not yet finished are cancelled only if ``cancel_on_exit`` (Ray stays up after this command):
+        ``ray.cancel`` of a task that finishes at that moment aborts the process in Ray's native crash
+        dump (Ray 2.60: "Check failed: ... Tried to complete task that was not pending", a race between the
+        cancel and the task's reply, ray-project/ray#54846), where shutting down ends them all safely."""
         shipped = Shipped(_plugin_sources(), {"git_commit": provenance.git_commit(),
                                               "command": provenance.command_line(), "sweep": provenance.sweep()},
                           worker_environment(max(1, int(self.cpus))))
@@ -147,7 +154,7 @@ class RayExecutor:
                     files = _result(ray, ref, task, self.max_retries)
                     finished(index, RunStore.produce(task.place, files.config_hash, files.write, task.options.force))
         finally:
-            for ref in pending:  # Ctrl-C or an error: queued runs never start, running ones stop
+            for ref in pending if cancel_on_exit else ():  # Ctrl-C or an error: queued runs never start
                 ray.cancel(ref, force=False)
 
 
@@ -177,8 +184,8 @@ def _start(ray, address: str | None) -> None:
 def _ending_handlers() -> dict[int, object]:
     """This process' SIGTERM and SIGHUP handlers, to restore after ``ray.init``, which replaces SIGTERM's
     with an exit that skips the command's own ending: Ray's tasks were left running and the process ended
-    in Ray's native crash dump (SIGABRT).  With the command's handler, SIGTERM cancels the tasks and shuts
-    Ray down as Ctrl-C does, in one line (exit code 143).  Signals are the main thread's alone."""
+    in Ray's native crash dump (SIGABRT).  With the command's handler, SIGTERM ends the tasks (shutting
+    Ray down) as Ctrl-C does, in one line (exit code 143).  Signals are the main thread's alone."""
     if threading.current_thread() is not threading.main_thread():
         return {}
     return {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
