@@ -154,8 +154,9 @@ class RayExecutor:
                     files = _result(ray, ref, task, self.max_retries)
                     finished(index, RunStore.produce(task.place, files.config_hash, files.write, task.options.force))
         finally:
-            for ref in pending if cancel_on_exit else ():  # Ctrl-C or an error: queued runs never start
-                ray.cancel(ref, force=False)
+            if cancel_on_exit:  # Ctrl-C or an error: queued runs never start, running ones stop
+                for ref in pending:
+                    ray.cancel(ref, force=False)
 
 
 def _start(ray, address: str | None) -> None:

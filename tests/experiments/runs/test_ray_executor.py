@@ -285,7 +285,7 @@ def test_ctrl_c_in_a_ray_job_cancels_every_run_not_finished_and_leaves_ray_up(tm
 
 
 @needs_ray
-def test_sigterm_of_a_ray_sweep_cancels_its_runs_and_stops_ray_in_one_line(tmp_path):
+def test_sigterm_of_a_ray_sweep_ends_its_runs_and_stops_ray_in_one_line(tmp_path):
     """``ray.init`` puts an exit of its own in place of the command's SIGTERM handler; the sweep ended in Ray's
     native crash dump (SIGABRT) with its tasks running.  The command's handler is put back: exit code 143,
     one line, and Ray's processes end with the command."""
