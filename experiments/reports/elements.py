@@ -11,9 +11,11 @@ from itertools import groupby
 from experiments.reports.format import markdown_table
 from experiments.reports.merge import made_by
 
-F1, RATE = "f1_sarcastic", "predicted_positive_rate"
+F1, MACRO, RATE = "f1_sarcastic", "f1_macro", "predicted_positive_rate"
 HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
           "share predicted sarcastic", "paper", "within ±0.03 of the paper", "paper inside min–max"]
+MACRO_HEADER = ["model", "as written", "element alone", "Δ macro-F1, paired", "higher in", "paper F-score",
+                "within ±0.03 of the paper", "paper inside min–max"]
 
 
 def elements_markdown(result: dict) -> str:
@@ -26,8 +28,9 @@ def elements_markdown(result: dict) -> str:
              "labelled sarcastic, as written → with the element; paper: the paper's sarcastic-class F1, and whether "
              "each mean over those seeds lies within 0.03 of it and whether it lies inside their min–max, as written → "
              "with the element. The named protocols "
-             f"(all their elements together) follow the single elements. Commit `{result['git_commit']}`; no test of "
-             "significance is claimed."]
+             "(all their elements together) follow the single elements. Where the paper gives one F-score without "
+             "precision or recall (Table 6), a second table sets macro-F1 of the same runs beside it. Commit "
+             f"`{result['git_commit']}`; no test of significance is claimed."]
     for label, rows in groupby(result["cells"], key=lambda cell: cell["element"]):
         rows = list(rows)
         first = rows[0]
@@ -39,6 +42,9 @@ def elements_markdown(result: dict) -> str:
             continue
         lines += [_made_by(first["results"], source), "",
                   *markdown_table([_row(row, several) for row in rows], HEADER)]
+        if macro := [row for row in rows if "macro" in row]:
+            lines += ["", "Macro-F1 of the same runs beside the paper's F-score:", "",
+                      *markdown_table([_macro_row(row, several) for row in macro], MACRO_HEADER)]
     return "\n".join(lines) + "\n"
 
 
@@ -50,7 +56,7 @@ def _made_by(name: str, source: dict) -> str:
 
 
 def _row(row: dict, several: bool) -> list[str]:
-    model = f"{row['corpus']}/{row['model']}" if several else row["model"]
+    model = _model(row, several)
     if not row["measured"]:
         return [model, "—", f"not measured: {row['why']}", *["—"] * (len(HEADER) - 3)]
     base, other = row["base"], row["other"]
@@ -59,6 +65,18 @@ def _row(row: dict, several: bool) -> list[str]:
                                        for test in ("within_0.03", "paper_in_range"))] if "paper" in row else ["—"] * 3
     return [model, _spread(base[F1]), _spread(other[F1]), f"{row['mean_delta']:+.3f}",
             f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares, *paper]
+
+
+def _macro_row(row: dict, several: bool) -> list[str]:
+    macro = row["macro"]
+    return [_model(row, several), _spread(macro["base"][MACRO]), _spread(macro["other"][MACRO]),
+            f"{macro['mean_delta']:+.3f}", f"{macro['higher_in']} of {macro['pairs']}", f"{row['paper']:.3f}",
+            *(f"{_yes(macro['base_' + test])} → {_yes(macro['other_' + test])}"
+              for test in ("within_0.03", "paper_in_range"))]
+
+
+def _model(row: dict, several: bool) -> str:
+    return f"{row['corpus']}/{row['model']}" if several else row["model"]
 
 
 def _yes(within: bool) -> str:

@@ -101,7 +101,7 @@ ELEMENTS = tuple(Element(label, changed) for label, changed in (
 #: single elements on the same paired seeds: the protocol before (``authors-code``) and after the scripts' values.
 TOGETHER = tuple(Element(f"--protocol {name}: all its elements together, with its rule", preset, name)
                  for name, preset in list(NAMED_PROTOCOLS.items())[1:])
-F1, P, R = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic"
+F1, P, R, MACRO = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro"
 RATE = "predicted_positive_rate"
 
 
@@ -175,11 +175,11 @@ NEAR_THE_PAPER = {"within_0.03": lambda values, paper: abs(float(np.mean(values)
 
 
 def _summary(cell: dict, paper_f1: float) -> dict:
-    values, macro = cell["metrics"][F1]["values"], cell["metrics"]["f1_macro"]["values"]
+    values, macro = cell["metrics"][F1]["values"], cell["metrics"][MACRO]["values"]
     point = cell.get("operating_point") or {}
     return {
         "seeds": cell["seeds"],
-        **{metric: cell["metrics"][metric] for metric in (F1, P, R, "f1_macro")},
+        **{metric: cell["metrics"][metric] for metric in (F1, P, R, MACRO)},
         "min": min(values), "max": max(values),
         **{test: check(values, paper_f1) for test, check in NEAR_THE_PAPER.items()},
         "paper_in_macro_range": NEAR_THE_PAPER["paper_in_range"](macro, paper_f1),
@@ -196,33 +196,34 @@ def _ablation(base: dict, others: dict[str, dict | None]) -> dict:
     return {label: _paired(base, cell) for label, cell in others.items() if cell}
 
 
-def _paired(base: dict, other: dict) -> dict:
-    """``other``'s sarcastic-class F1 minus ``base``'s on the runs both have (the same seed and fold: the same
-    validation carving), and each side's F1 and share labelled sarcastic over those runs alone."""
-    mine, theirs = _by_run(base), _by_run(other)
+def _paired(base: dict, other: dict, metric: str = F1) -> dict:
+    """``other``'s ``metric`` (sarcastic-class F1 unless told) minus ``base``'s on the runs both have (the same
+    seed and fold: the same validation carving), and each side's metric and share labelled sarcastic over those
+    runs alone."""
+    mine, theirs = _by_run(base, metric), _by_run(other, metric)
     shared = [key for key in mine if key in theirs]
-    deltas = [theirs[key][F1] - mine[key][F1] for key in shared]
+    deltas = [theirs[key][metric] - mine[key][metric] for key in shared]
     row = {"pairs": len(shared), "seeds": [seed for seed, _ in shared],
            "mean_delta": float(np.mean(deltas)) if deltas else None, "higher_in": sum(d > 0 for d in deltas)}
     if shared:
-        row.update({side: {F1: summary_stats([runs[key][F1] for key in shared]), RATE: _mean_rate(runs, shared)}
-                    for side, runs in (("base", mine), ("other", theirs))})
+        row.update({side: {metric: summary_stats([runs[key][metric] for key in shared]),
+                           RATE: _mean_rate(runs, shared)} for side, runs in (("base", mine), ("other", theirs))})
     return row
 
 
-def _by_run(cell: dict) -> dict[tuple, dict]:
-    """A cell's F1 and share labelled sarcastic (None where it has no operating point) per run, by (seed, fold):
-    from its ``run_ids`` where it has them (a failed run has none), else from its seeds (files written
+def _by_run(cell: dict, metric: str = F1) -> dict[tuple, dict]:
+    """A cell's ``metric`` and share labelled sarcastic (None where it has no operating point) per run, by (seed,
+    fold): from its ``run_ids`` where it has them (a failed run has none), else from its seeds (files written
     before failed runs were listed, when every seed had its run)."""
     keys = ([(run["seed"], run.get("fold")) for run in cell["run_ids"]] if "run_ids" in cell
             else [(seed, None) for seed in cell["seeds"]])
-    f1 = cell["metrics"][F1]["values"]
-    if len(keys) != len(f1):
-        raise IsarcasmError(f"{cell['corpus']}/{cell['model']}: {len(f1)} F1 values for {len(keys)} runs, so they "
-                            "cannot be paired by seed; run the command that made the results again")
+    values = cell["metrics"][metric]["values"]
+    if len(keys) != len(values):
+        raise IsarcasmError(f"{cell['corpus']}/{cell['model']}: {len(values)} {metric} values for {len(keys)} runs, "
+                            "so they cannot be paired by seed; run the command that made the results again")
     rates = ((cell.get("operating_point") or {}).get(RATE) or {}).get("values") or []
     rates = rates if len(rates) == len(keys) else [None] * len(keys)
-    return {key: {F1: value, RATE: rate} for key, value, rate in zip(keys, f1, rates)}
+    return {key: {metric: value, RATE: rate} for key, value, rate in zip(keys, values, rates)}
 
 
 def _mean_rate(runs: dict[tuple, dict], keys: list[tuple]) -> float | None:
@@ -268,12 +269,20 @@ def _element_row(element: Element, name: str, result: dict | None, base: dict | 
     why = (f"no results {name} in this folder" if result is None else f"no {model} cell in {name}" if other is None
            else "no as-written cell" if base is None else "no seed in common" if not paired["pairs"] else None)
     if not why and F1 in paper_numbers(base):  # the paper's F1: is each side's mean within 0.03, its range around it
-        paper = paper_numbers(base)[F1]
-        paired.update(paper=paper, **{f"{side}_{test}": check(paired[side][F1]["values"], paper)
-                                      for side in ("base", "other") for test, check in NEAR_THE_PAPER.items()})
+        paper = paper_numbers(base)
+        paired.update(paper=paper[F1], **_near(paired, F1, paper[F1]))
+        if R not in paper:  # one F-score of unstated kind (Table 6): macro-F1 beside it too, as in the fidelity report
+            macro = _paired(base, other, MACRO)
+            paired["macro"] = {**macro, **_near(macro, MACRO, paper[F1])}
     return {"corpus": corpus, "model": model, "element": element.label, "options": element.options,
             "sources": element.sources, "results": name, "measured": why is None,
             **({"why": why} if why else paired)}
+
+
+def _near(paired: dict, metric: str, paper: float) -> dict:
+    """Whether each side's mean ``metric`` over the paired runs lies within 0.03 of ``paper``, and its range around it."""
+    return {f"{side}_{test}": check(paired[side][metric]["values"], paper)
+            for side in ("base", "other") for test, check in NEAR_THE_PAPER.items()}
 
 
 def _ceiling(cell: dict, paper_recall: float | None) -> dict:

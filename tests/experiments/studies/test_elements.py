@@ -74,7 +74,7 @@ def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refu
     assert lstm["seeds"] == [0, 2] and lstm["mean_delta"] == pytest.approx((-0.1 + 0.2) / 2)
     assert lstm["other"]["predicted_positive_rate"] is None  # no operating point: not guessed
     write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1, 2], [0.1, 0.6])])
-    with pytest.raises(IsarcasmError, match="2 F1 values for 3 runs"):
+    with pytest.raises(IsarcasmError, match="2 f1_sarcastic values for 3 runs"):
         elements("t", ResultsFiles(tmp_path))
 
 
@@ -133,7 +133,8 @@ def test_a_named_protocol_is_a_row_of_its_own_with_the_papers_f1_beside_each_sid
     scripts = next(element for element in TOGETHER if element.protocol == "authors-scripts")
     assert scripts.suffix == "-authors-scripts" and scripts.options == "--protocol authors-scripts"
     base = table_cell("lstm", [0, 1], [0.20, 0.24], [0.2, 0.2])
-    base["references"] = [{"label": "iSarcasm impl.", "metric": "f1_sarcastic", "value": 0.30}]
+    base["references"] = [{"label": "iSarcasm impl.", "metric": metric, "value": value} for metric, value in
+                          (("f1_sarcastic", 0.30), ("precision_sarcastic", 0.3), ("recall_sarcastic", 0.3))]
     write_table(tmp_path, "t", [base])
     write_table(tmp_path, "t-authors-scripts", [table_cell("lstm", [0, 1], [0.26, 0.30], [0.3, 0.4])])
     lstm = row(elements("t", ResultsFiles(tmp_path)), scripts, "lstm")
@@ -212,3 +213,35 @@ def test_an_elements_results_made_by_two_sweeps_merge_into_one_file_that_names_e
         mixed = CliRunner().invoke(main, ["report", f"t{CLIP.suffix}", "--results-dir", str(results), "--merge",
                                           str(other / f"{name}.json")])
         assert mixed.exit_code == 1 and refused in mixed.output, mixed.output
+
+
+def test_a_paper_f_score_without_precision_and_recall_gets_macro_f1_of_the_same_runs_beside_it(tmp_path):
+    """Table 6's paper gives one F-score of unstated kind: each protocol's macro-F1 is paired and set beside it
+    too, as the fidelity report does; a cell with the paper's precision and recall (Table 7's) gets no macro row."""
+    scripts = next(element for element in TOGETHER if element.protocol == "authors-scripts")
+
+    def cell(corpus, f1, macro, paper):
+        found = {**table_cell("lstm", [0, 1], f1), "corpus": corpus, "references": [
+            {"label": "iSarcasm impl.", "metric": metric, "value": value} for metric, value in paper.items()]}
+        found["metrics"]["f1_macro"] = {"mean": sum(macro) / 2, "std": 0.0, "values": macro}
+        return found
+
+    fscore_only, full = {"f1_sarcastic": 0.70}, {"f1_sarcastic": 0.30, "precision_sarcastic": 0.3,
+                                                  "recall_sarcastic": 0.3}
+    write_table(tmp_path, "t", [cell("riloff", [0.40, 0.50], [0.60, 0.64], fscore_only),
+                                cell("isarcasm", [0.2, 0.2], [0.5, 0.5], full)])
+    write_table(tmp_path, "t-authors-scripts", [cell("riloff", [0.45, 0.45], [0.66, 0.70], {}),
+                                                cell("isarcasm", [0.3, 0.3], [0.6, 0.6], {})])
+    result = elements("t", ResultsFiles(tmp_path))
+    riloff = next(c for c in result["cells"] if c["element"] == scripts.label and c["corpus"] == "riloff")
+    isarcasm = next(c for c in result["cells"] if c["element"] == scripts.label and c["corpus"] == "isarcasm")
+    assert "macro" not in isarcasm
+    macro = riloff["macro"]  # seed by seed: 0.66 - 0.60, 0.70 - 0.64
+    assert macro["mean_delta"] == pytest.approx(0.06) and macro["higher_in"] == 2 and macro["pairs"] == 2
+    assert not macro["base_within_0.03"] and macro["other_within_0.03"]  # 0.62 is 0.08 off, 0.68 is 0.02 off
+    assert not macro["base_paper_in_range"] and macro["other_paper_in_range"]  # 0.60-0.64 and 0.66-0.70
+    assert riloff["mean_delta"] == pytest.approx(0.0) and not riloff["other_within_0.03"]  # F1: 0.45 against 0.70
+    shown = unpadded(elements_markdown(result))
+    assert "| riloff/lstm | 0.620 ± 0.028 | 0.680 ± 0.028 | +0.060 | 2 of 2 | 0.700 | no → yes | no → yes |" in shown
+    assert shown.count("Macro-F1 of the same runs beside the paper's F-score:") == 1
+    assert "isarcasm/lstm | 0.500" not in shown
