@@ -46,7 +46,7 @@ PROTOCOLS = (
     ("authors-code", "the authors' code (training + grid rule)", "-authors-code", None),
     ("authors-scripts", "the authors' scripts (every value bin/run.sh passes + grid rule)", "-authors-scripts", None),
 )
-#: Protocols compared where their results exist (Table 6 has none under the scripts' values); no ceiling reads
+#: Protocols compared where their results exist (docs/results has them for Table 7 and Table 6); no ceiling reads
 #: their runs, so they need none on this machine.
 OPTIONAL = {"authors-scripts"}
 
