@@ -61,8 +61,7 @@ def _row(row: dict, several: bool) -> list[str]:
         return [model, "—", f"not measured: {row['why']}", *["—"] * (len(HEADER) - 3)]
     base, other = row["base"], row["other"]
     shares = "—" if None in (base[RATE], other[RATE]) else f"{base[RATE]:.0%} → {other[RATE]:.0%}"
-    paper = [f"{row['paper']:.3f}", *(f"{_yes(row['base_' + test])} → {_yes(row['other_' + test])}"
-                                       for test in ("within_0.03", "paper_in_range"))] if "paper" in row else ["—"] * 3
+    paper = [f"{row['paper']:.3f}", *_near_the_paper(row)] if "paper" in row else ["—"] * 3
     return [model, _spread(base[F1]), _spread(other[F1]), f"{row['mean_delta']:+.3f}",
             f"{row['higher_in']} of {row['pairs']}", _seeds(row["seeds"]), shares, *paper]
 
@@ -71,8 +70,13 @@ def _macro_row(row: dict, several: bool) -> list[str]:
     macro = row["macro"]
     return [_model(row, several), _spread(macro["base"][MACRO]), _spread(macro["other"][MACRO]),
             f"{macro['mean_delta']:+.3f}", f"{macro['higher_in']} of {macro['pairs']}", f"{row['paper']:.3f}",
-            *(f"{_yes(macro['base_' + test])} → {_yes(macro['other_' + test])}"
-              for test in ("within_0.03", "paper_in_range"))]
+            *_near_the_paper(macro)]
+
+
+def _near_the_paper(checks: dict) -> list[str]:
+    """Within ±0.03 of the paper, and the paper inside min–max: as written → with the element."""
+    return [f"{_yes(checks['base_' + test])} → {_yes(checks['other_' + test])}"
+            for test in ("within_0.03", "paper_in_range")]
 
 
 def _model(row: dict, several: bool) -> str:
