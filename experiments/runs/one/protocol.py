@@ -275,9 +275,12 @@ class TrainConfig:
 
 def other_test_set(result: dict) -> str:
     """'' for results scored on the published test split; else the one line saying that ``result`` (a results
-    file) scores another test set (``--test-texts``), which every comparison with other results, the paper
-    included, refuses or skips."""
+    file) scores another test set (``--test-texts``, or ``report --padded-batches``), which every comparison with
+    other results, the paper included, refuses or skips."""
     texts = (result.get("train") or {}).get("test_texts", "published")
+    if result.get("padded_batches"):
+        return (f"'{result['experiment']}' scores another test set (validation and test padded with repeated texts, "
+                "report --padded-batches, a diagnostic)")
     if texts == "published":
         return ""
     return f"'{result['experiment']}' scores another test set (--test-texts {texts}, a diagnostic)"

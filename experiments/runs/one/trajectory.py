@@ -154,12 +154,45 @@ def scored(trajectory: Trajectory, choice: Choice) -> dict:
     }
 
 
-def run_under(directory: Path, rule: str) -> tuple[dict, Predictions]:
+def padded_rows(rows: int, batch_size: int, rng: np.random.RandomState) -> np.ndarray:
+    """The rows of a split of ``rows`` texts as the iSarcasm authors' code scores it: every row once, then
+    ``batch_size - rows % batch_size`` more (a whole batch more when ``rows`` divides evenly, as theirs does),
+    the first rows of a random permutation, so no text is repeated twice (sarcasm-cronos
+    src/data_and_resources_acl.py:284, ``batch_data``, called on validation and test in :383-384; every row,
+    repeats included, is scored: src/main.py ``run_valid_epoch``)."""
+    fill = batch_size - rows % batch_size
+    if fill > rows:  # their permutation cannot fill the batch, and their code stops at its assert
+        raise IsarcasmError(f"a split of {rows} texts cannot be padded to a whole batch of {batch_size} as the "
+                            "authors' code pads it (each text repeated at most once): --padded-batches is for "
+                            "splits of at least a batch")
+    return np.concatenate([np.arange(rows), rng.permutation(rows)[:fill]])
+
+
+def padded(trajectory: Trajectory, batch_size: int, seed: int) -> Trajectory:
+    """``trajectory`` with its validation and test splits padded with repeated texts to whole batches
+    (:func:`padded_rows`), a DIAGNOSTIC that scores other texts than the published splits.  The repeats are
+    drawn from the run's ``seed``, validation first: the authors drew theirs from the one RandomState(9876)
+    that had already drawn their training batches, a draw no other code can repeat."""
+    rng = np.random.RandomState(seed)
+    validation = padded_rows(len(trajectory.validation_gold), batch_size, rng)
+    test = padded_rows(len(trajectory.test_gold), batch_size, rng)
+    return Trajectory(trajectory.validation[:, validation], trajectory.test[:, test],
+                      trajectory.validation_gold[validation], trajectory.test_gold[test])
+
+
+def run_under(directory: Path, rule: str, padded_batches: bool = False) -> tuple[dict, Predictions]:
     """A finished run's metrics (metrics.json's shape) and test predictions under ``rule``, from its
-    record, with the threshold and validation metric it was trained with."""
+    record, with the threshold and validation metric it was trained with; with ``padded_batches``, chosen
+    and scored on both splits padded as the authors' code pads them (:func:`padded`, a diagnostic)."""
     check_rule(rule)
     record = load_record(Path(directory) / EPOCHS)
-    train = read_json(Path(directory) / CONFIG).get("train", {})
+    config = read_json(Path(directory) / CONFIG)
+    train = config.get("train", {})
+    if padded_batches:
+        if "batch_size" not in train:
+            raise IsarcasmError(f"{directory}: the run records no batch size (an entrant without batches): "
+                                "--padded-batches pads the splits of the classic models' runs")
+        record = padded(record, int(train["batch_size"]), int(config["seed"]))
     choice = choose_in(record, rule, float(train.get("threshold", 0.5)), train.get("select_on", "default"))
     metrics = {**scored(record, choice), "train_seconds": read_metrics(Path(directory)).get("train_seconds", 0)}
     test = Predictions(Path(directory) / EPOCHS, [], record.test_gold.argmax(axis=1), record.test[choice.epoch - 1])
