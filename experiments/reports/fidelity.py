@@ -52,7 +52,8 @@ NOT_IMPLEMENTED = (
     "published one (on test texts they are a diagnostic, --test-texts authors-length-rules, whose results no "
     "comparison with the paper reads)",
     "validation and test padded with randomly repeated tweets to a whole number of batches before scoring "
-    "(src/data_and_resources_acl.py:284, :383-384): scoring duplicates is not a faithful test metric",
+    "(src/data_and_resources_acl.py:284, :383-384): scoring duplicates is not a faithful test metric (a diagnostic, "
+    "report --padded-batches, rescores finished runs so; no comparison with the paper reads it)",
     "the authors' dropout, a script argument (src/main.py:76-78 defaults to 0, bin/best_riloff_ia_lstm.sh:11 passes "
     "0.5) applied after each branch and after their dense layer, which our models do not have: their 0.5 is measured "
     "alone only as the dropout before our classifier (--dropout 0.5)",
