@@ -237,9 +237,10 @@ def protocol_note(result: dict, results_root: Path) -> str:
     with the paper's sarcastic-class F1: where the authors'-code protocol and the fidelity report are,
     and how far that protocol moved mean F1 in ``results_root``'s fidelity results, when there are any
     (read when the report is printed, so it never goes stale).  For results scored on another test set
-    (``--test-texts``), the line saying so.  '' for any other result."""
+    (``--test-texts``, ``--padded-batches``), the line saying so.  '' for any other result."""
     if other_test_set(result):
-        return f"{other_test_set(result)}: never compared with the paper or with results on the published test split."
+        return (f"{other_test_set(result)}: never set beside the paper; beside results on the published test split "
+                "(report --against) its Δ is what those test texts weigh.")
     compared = [c for c in result.get("cells", ()) if F1 in paper_numbers(c) and c.get("runs")]
     if not compared or not _as_written(result):
         return ""

@@ -222,4 +222,5 @@ def test_results_on_another_test_set_are_never_set_beside_the_paper_and_their_re
     assert {tuple(c) for c in reference_columns[0]} == {("", "")} and ["", "0.33"] in reference_columns[1]
     assert protocol_note(diagnostic, tmp_path) == (
         "'t-test-texts-authors-length-rules' scores another test set (--test-texts authors-length-rules, a "
-        "diagnostic): never compared with the paper or with results on the published test split.")
+        "diagnostic): never set beside the paper; beside results on the published test split (report --against) its "
+        "Δ is what those test texts weigh.")

@@ -299,7 +299,7 @@ def test_padded_batches_rescore_the_records_apart_beside_the_same_runs_as_publis
     assert cell["thresholds"] == [c.threshold for c in choices]
     assert cell["published_splits"]["f1_sarcastic"]["values"] == original["cells"][0]["metrics"]["f1_sarcastic"]["values"]
     assert "**A diagnostic:**" in report.output and "## The same runs on the splits as published" in report.output
-    assert "never compared with the paper" in report.output.strip().splitlines()[-1]
+    assert "never set beside the paper" in report.output.strip().splitlines()[-1]
     # the diagnostic is not rescored again, and nothing that sets results beside the paper reads it
     again = cli("report", f"{name}-padded-batches", "--padded-batches", "--results-dir", results_dir)
     assert again.exit_code == 1 and "already rescored on padded splits" in again.output
