@@ -99,7 +99,8 @@ def markdown_report(result: dict) -> str:
             rows.append([corpus, cell["model"], metric, _fmt(published), _fmt(impl),
                          f"{ours:.3f}{spread}{f' ({failed}; mean of the others)' if failed else ''}",
                          _fmt(None if published is None else ours - published, True), _fmt(delta_impl, True) + mark])
-    header = ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)", "Δ published", "Δ impl."]
+    header = ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)", "Δ published",
+              "Δ impl."]
     if diagnostic:  # only ours: the published columns and deltas left out
         rows, header, flagged = [[*row[:3], row[5]] for row in rows], [*header[:3], "ours (mean ± std)"], []
     lines += markdown_table(rows, header)

@@ -63,7 +63,7 @@ def reselect(result: dict, rule: str | None, padded_batches: bool = False) -> di
         else f"selection rule '{rule}' applied to the runs' per-epoch record")
     return {**result, "experiment": name, "selection": rule, "title": title,
             "selected_from": result["experiment"], "reselect_seconds": round(time.time() - started, 1),
-            "rescored_by": {key: value for key, value in provenance.record().items() if key in ("git_commit", "command")},
+            "rescored_by": {"git_commit": provenance.git_commit(), "command": provenance.command_line()},
             **({"padded_batches": True} if padded_batches else {}), "cells": cells}
 
 
