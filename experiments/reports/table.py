@@ -149,19 +149,20 @@ def comparison_markdown(base: dict, other: dict) -> str:
     a, b = base["experiment"], other["experiment"]
     lines = [f"# {b} against {a}", "", *[line for d in diagnostics for line in (d, "")],
              f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
-             f"Δ is the difference of the means; higher in: the paired runs (same seed and fold) in which {b} "
-             "scored higher.", ""]
+             f"Δ is the difference of the means; Δ paired, the mean difference over the paired runs (same seed and "
+             f"fold); higher in: the paired runs in which {b} scored higher.", ""]
     rows = []
     for mine, their in shared:
         if not (mine["metrics"] and their["metrics"]):  # a side whose every run failed: said, not left out
-            rows.append([mine["corpus"], mine["model"], "—", _failed_or_none(mine), _failed_or_none(their), "", ""])
+            rows.append([mine["corpus"], mine["model"], "—", _failed_or_none(mine), _failed_or_none(their), "", "",
+                         ""])
         for metric in shown_metrics(mine, base.get("shown_metrics", [])):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
                 rows.append([mine["corpus"], mine["model"], metric, f"{x['mean']:.3f} ± {x['std']:.3f}",
                              f"{y['mean']:.3f} ± {y['std']:.3f}", f"{y['mean'] - x['mean']:+.3f}",
-                             _paired_wins(mine, their, metric)])
-    lines += markdown_table(rows, ["corpus", "model", "metric", a, b, "Δ", "higher in"])
+                             *_paired(mine, their, metric)])
+    lines += markdown_table(rows, ["corpus", "model", "metric", a, b, "Δ", "Δ paired", "higher in"])
     return "\n".join(lines) + "\n"
 
 
@@ -189,15 +190,20 @@ def run_ids(cell: dict) -> list[tuple[int, int | None]]:
     return ids
 
 
-def _paired_wins(mine: dict, their: dict, metric: str) -> str:
-    """'k/n': of the n runs both cells have for the same seed and fold, the k where ``their`` scored higher."""
+def _paired(mine: dict, their: dict, metric: str) -> list[str]:
+    """Of the n runs both cells have for the same seed and fold: the mean of ``their`` minus ``mine`` (the Δ of
+    the same runs, which the difference of the means is not when the seeds differ) and 'k/n', the k where
+    ``their`` scored higher; '—' for both when no run pairs."""
     def by_run(cell):
         ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
         return dict(zip(ids, values)) if len(ids) == len(values) else {}
 
     ours, theirs = by_run(mine), by_run(their)
     shared = [key for key in ours if key[0] is not None and key in theirs]
-    return f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}" if shared else "—"
+    if not shared:
+        return ["—", "—"]
+    delta = sum(theirs[k] - ours[k] for k in shared) / len(shared)
+    return [f"{delta:+.3f}", f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}"]
 
 
 def _seed_list(result: dict) -> str:

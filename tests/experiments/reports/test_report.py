@@ -87,18 +87,23 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
         result["cells"][0]["runs"] = runs if result is base else runs[::-1]
     text = unpadded(comparison_markdown(base, variant))
     # Paired by fold: 0.60 vs 0.80, 0.70 vs 0.50, 0.65 vs 0.70, so the variant is higher in 2 of 3.
-    assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | 2/3 |" in text
+    assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | +0.017 | 2/3 |" in text
     base["cells"][0]["runs"] = ["d"] * 3  # runs without seed or fold in their path cannot be paired
-    assert "| +0.017 | — |" in unpadded(comparison_markdown(base, variant))
+    assert "| +0.017 | — | — |" in unpadded(comparison_markdown(base, variant))
     assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
     # A cell that stores its runs' seed and fold is paired by them, whatever its paths say.
     base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
-    assert "| +0.017 | 2/3 |" in unpadded(comparison_markdown(base, variant))
+    assert "| +0.017 | +0.017 | 2/3 |" in unpadded(comparison_markdown(base, variant))
+    # the same runs' Δ where the seeds differ: a variant with a fourth seed moves the means, not the paired Δ
+    extra = {**variant["cells"][0], "runs": [*variant["cells"][0]["runs"], "runs/x/riloff/lstm/fold-1/seed-1"],
+             "metrics": {"f1_sarcastic": {"mean": 0.75, "std": 0.1, "values": [0.7, 0.5, 0.8, 1.0]}}}
+    assert "| 0.650 ± 0.050 | 0.750 ± 0.100 | +0.100 | +0.017 | 2/3 |" in unpadded(
+        comparison_markdown(base, {**variant, "cells": [extra]}))
     # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
     failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
     text = unpadded(comparison_markdown(base, {**variant, "cells": [failed]}))
     assert ("| riloff | lstm | — | 3 run(s), nothing to compare with | 1 of 1 seeds failed: non-finite loss; "
-            "no mean | | |") in text
+            "no mean | | | |") in text
     variant["cells"][0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)
