@@ -218,12 +218,11 @@ def padded_section(result: dict) -> list[str]:
         return []
     rows = []
     for cell in cells:
+        as_published = {**cell, "metrics": cell["published_splits"]}  # the same runs, so they pair run by run
         for metric in shown_metrics(cell, result.get("shown_metrics", [])):
             padded, published = cell["metrics"][metric], cell["published_splits"][metric]
-            higher = sum(a > b for a, b in zip(padded["values"], published["values"]))
             rows.append([cell["corpus"], cell["model"], metric, f"{published['mean']:.3f} ± {published['std']:.3f}",
-                         f"{padded['mean']:.3f} ± {padded['std']:.3f}", f"{padded['mean'] - published['mean']:+.3f}",
-                         f"{higher}/{len(padded['values'])}"])
+                         f"{padded['mean']:.3f} ± {padded['std']:.3f}", *_paired(as_published, cell, metric)])
     return ["", "## The same runs on the splits as published", "",
             f"Each run's rule ('{result['selection']}') chooses on the validation split and is scored on the test "
             "split, once as published and once padded with repeated texts to whole batches as the iSarcasm "
