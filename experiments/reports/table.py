@@ -74,7 +74,8 @@ def markdown_report(result: dict) -> str:
         *(_smoke_note(result) if smoke else []),
         *([f"**A diagnostic:** {diagnostic}. It says how much those texts weigh in the score, never how close we "
            "are to the paper, so no column sets the paper beside it.", ""] if diagnostic else []),
-        f"Source of reference numbers: {result['source']}. Seeds: {', '.join(map(str, seeds))} "
+        ("" if diagnostic else f"Source of reference numbers: {result['source']}. ") +
+        f"Seeds: {', '.join(map(str, seeds))} "
         f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
         f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.{_rescored(result)}",
         "",

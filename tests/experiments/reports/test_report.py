@@ -223,6 +223,7 @@ def test_results_on_another_test_set_are_never_set_beside_the_paper_and_their_re
     assert "**A diagnostic:** 't-test-texts-authors-length-rules' scores another test set" in report
     assert tables(report)[0].rows[0] == ["corpus", "model", "metric", "ours (mean ± std)"]
     assert "0.33" not in report and "0.33" in markdown_report(published)  # the paper's side never beside it
+    assert "Source of reference numbers" not in report and "Source of reference numbers" in markdown_report(published)
     reference_columns = [[row[6:] for row in csv.reader(io.StringIO(results_csv(r)))][1:] for r in (diagnostic, published)]
     assert {tuple(c) for c in reference_columns[0]} == {("", "")} and ["", "0.33"] in reference_columns[1]
     assert protocol_note(diagnostic, tmp_path) == (
