@@ -20,13 +20,17 @@ Version history:
 from __future__ import annotations
 
 import json
+import logging
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
+
+log = logging.getLogger("isarcasm")
 
 SCHEMA_VERSION = 1
 _NUMBER = (int, float)
@@ -130,19 +134,47 @@ class ResultsFiles:
     found: dict = field(default_factory=dict)
 
     def find(self, name: str) -> dict | None:
-        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it."""
+        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it.  A
+        file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
+        became the default, under a name that now means the fast engine's runs) is passed over: with a line where
+        it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
+        which engine made each)."""
         path = self.folder / f"{name}.json"
-        if path.is_file():
-            return load_results(path)
+        if path.is_file() and self._usable(name, result := load_results(path), path):
+            return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
-            self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
-            return upgrade(json.loads(recorded[0]), f"{recorded[1]} (its results '{name}')")
-        path = self.committed / f"{name}.json"
-        if not path.is_file():
+            result = upgrade(json.loads(recorded[0]), f"{recorded[1]} (its results '{name}')")
+            if self._usable(name, result, recorded[1]):
+                self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
+                return result
+        path = self.committed / f"{name}.json"  # the exact engine's files kept there are listed in its README
+        if not path.is_file() or engine_mismatch(name, result := load_results(path)):
             return None
         self.found[name] = str(path)
-        return load_results(path)
+        return result
+
+    @staticmethod
+    def _usable(name: str, result: dict, where) -> bool:
+        wrong = engine_mismatch(name, result)
+        if wrong:
+            log.warning(f"{where}: {wrong}; not used")
+        return not wrong
+
+
+def engine_mismatch(name: str, result: dict) -> str:
+    """'' when results ``name`` were trained by the engine the name says (``-engine-exact`` for the exact one,
+    else the fast one, the default since 2026-11-28), else the one line saying which engine trained them.
+    Files made before have no engine recorded: theirs is the exact one."""
+    train = result.get("train")
+    if not isinstance(train, dict):  # a file of no training settings (outside predictions, a derived report)
+        return ""
+    made = train.get("engine", "exact")
+    named = "exact" if re.search(r"(^|-)engine-exact(-|$)", name) else "fast"
+    if made == named:
+        return ""
+    return (f"results '{name}' were trained by the {made} engine, but that name means the {named} engine's "
+            "(the fast engine is the default since 2026-11-28, --engine exact names its results '-engine-exact')")
 
 
 def results_text(path: Path) -> str:

@@ -43,11 +43,11 @@ CLASS_RATIO = ("class-ratio", "class-ratio-once")
 #: The LSTMs' initial state: "zeros" (Keras', the paper's models) or "random" (the iSarcasm authors' code:
 #: uniform in ±0.01, drawn anew for every batch; baselines.config.ModelConfig.initial_state).
 INITIAL_STATES = ("zeros", "random")
-#: How a run's steps are computed (see :class:`baselines.batching.SplitBatches`).  "exact" (the default):
-#: Keras' batches padded to max_len and its own validation pass, the digits of every committed run.
-#: "fast" (a named variant): each batch as length-sorted pieces cut to their longest text, one update per
-#: batch, validation scored once per epoch.  benchmarks/same_distribution.py did not find it to give the
-#: exact engine's distribution over seeds (docs/results/fast-engine/README.md), so it is not the default.
+#: How a run's steps are computed (see :class:`baselines.batching.SplitBatches`).  "fast" (the default since
+#: 2026-11-28): each batch as length-sorted pieces cut to their longest text, one update per batch, validation
+#: scored once per epoch; benchmarks/same_distribution.py finds it gives the exact engine's distribution over
+#: seeds on Tables 6 and 7 (docs/results/speed.md#default).  "exact" (a named variant): Keras' batches padded to
+#: max_len and its own validation pass, the digits of every run committed before; its runs keep their hash.
 ENGINES = ("exact", "fast")
 #: How the embedding rows of words without a pre-trained vector start: "normal" (a seeded normal draw with the
 #: vectors' standard deviation, :mod:`embeddings.matrix`) or "uniform" (U(-0.1, 0.1), the iSarcasm authors' code).
@@ -158,11 +158,11 @@ class TrainConfig:
                                               "bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10; or 0.1, "
                                               "bin/run_riloff.sh:21, bin/run_me.sh:20; a named variant).",
                                               before=None, range=POSITIVE)
-    engine: str = _setting("exact", "exact: Keras' padded batches and validation pass (the paper's steps); fast: "
-                           "each batch computed as two length-sorted halves cut to their longest text, one update "
-                           "per batch, validation scored once per epoch (1.1-1.7x less CPU per epoch; a named "
-                           "variant: its distribution over seeds was not shown to be the same).", ENGINES,
-                           before="exact")
+    engine: str = _setting("fast", "fast: each batch computed as two length-sorted halves cut to their longest "
+                           "text, one update per batch, validation scored once per epoch (the default: about 1.1x "
+                           "faster, the same distribution over seeds on Tables 6 and 7, other digits); exact: "
+                           "Keras' padded batches and validation pass, the digits of the results committed before "
+                           "2026-11-28 (a named variant).", ENGINES, before="exact")
     oov_init: str = _setting("normal", "How words without a pre-trained vector start: normal (a seeded draw with the "
                              "vectors' standard deviation, the default) or uniform (U(-0.1, 0.1), seeded per run: the "
                              "iSarcasm authors' code, src/data_and_resources_acl.py:126; a named variant).", OOV_INITS,

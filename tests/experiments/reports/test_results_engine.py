@@ -1,0 +1,46 @@
+"""A results file is found by name only when the engine that trained its runs is the one the name says: since
+the fast engine became the default, ``table7`` means fast runs and ``table7-engine-exact`` exact ones, and a
+file made before (no engine recorded: the exact one) under a plain name is passed over, never read as fast."""
+import json
+import logging
+
+from experiments.reports.results import ResultsFiles, engine_mismatch, stamped
+
+
+def write(folder, name, train):
+    folder.mkdir(exist_ok=True)
+    result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0], "git_commit": "c",
+                      "command": f"isarcasm reproduce {name}", "cells": [], **({"train": train} if train is not None
+                                                                                else {})})
+    (folder / f"{name}.json").write_text(json.dumps(result))
+    return result
+
+
+def test_the_name_says_the_engine_and_a_file_without_one_is_the_exact_engines():
+    assert engine_mismatch("t", {"train": {"engine": "fast"}}) == ""
+    assert engine_mismatch("t-engine-exact", {"train": {"epochs": 30}}) == ""
+    assert engine_mismatch("t-batch-size-16-engine-exact-authors-code", {"train": {"engine": "exact"}}) == ""
+    assert "trained by the exact engine" in engine_mismatch("t", {"train": {"epochs": 30}})
+    assert "trained by the fast engine" in engine_mismatch("t-engine-exact", {"train": {"engine": "fast"}})
+    assert engine_mismatch("t", {"cells": []}) == ""  # no training settings (outside predictions): no engine
+
+
+def test_a_file_of_the_other_engine_is_passed_over_with_a_line_and_the_next_place_is_read(tmp_path, caplog):
+    write(tmp_path / "mine", "t", {"epochs": 30})  # made before the switch: the exact engine's
+    write(tmp_path / "committed", "t", {"epochs": 30, "engine": "fast"})
+    write(tmp_path / "committed", "t-engine-exact", {"epochs": 30})
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    with caplog.at_level(logging.WARNING, logger="isarcasm"):
+        found = files.find("t")
+    assert found["train"]["engine"] == "fast" and files.found["t"] == str(tmp_path / "committed" / "t.json")
+    assert "results 't' were trained by the exact engine" in caplog.text and "not used" in caplog.text
+    assert files.find("t-engine-exact")["train"] == {"epochs": 30}
+
+
+def test_nothing_is_found_where_every_place_holds_the_other_engines_file(tmp_path, caplog):
+    write(tmp_path / "mine", "t", {"epochs": 30})
+    write(tmp_path / "committed", "u", {"epochs": 30})
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    with caplog.at_level(logging.WARNING, logger="isarcasm"):
+        assert files.find("t") is None and files.find("u") is None
+    assert "'t'" in caplog.text and "'u'" not in caplog.text  # the committed files' engines are documented
