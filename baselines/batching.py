@@ -41,6 +41,22 @@ def take_rows(inputs: dict[str, np.ndarray], rows: np.ndarray, cut=SEQUENCE_INPU
     return batch
 
 
+def cut_inputs(model: keras.Model) -> tuple[str, ...]:
+    """The sequence inputs of ``model`` that a batch may be cut to its longest text in: those of variable
+    length, and none where a sub-model expects a fixed length (the context-aware variant's encoders are
+    built for ``max_len`` and ``context_len``: their batches keep every column)."""
+    def sub_models(layer):
+        for inner in getattr(layer, "layers", ()):
+            if isinstance(inner, keras.Model):
+                yield inner
+                yield from sub_models(inner)
+
+    fixed = any(len(tensor.shape) >= 2 and tensor.shape[1] is not None
+                for inner in sub_models(model) for tensor in inner.inputs)
+    variable = {tensor.name for tensor in model.inputs if len(tensor.shape) == 2 and tensor.shape[1] is None}
+    return () if fixed else tuple(name for name in SEQUENCE_INPUTS if name in variable)
+
+
 def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_size: int = 256):
     """``model.predict(inputs)``, computed on length-sorted batches cut to their longest text.
 
@@ -48,8 +64,7 @@ def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_s
     with auxiliary heads), rows in the order of ``inputs``.
     """
     rows = len(next(iter(inputs.values())))
-    variable = {tensor.name for tensor in model.inputs if len(tensor.shape) == 2 and tensor.shape[1] is None}
-    cut = [name for name in SEQUENCE_INPUTS if name in inputs and name in variable]
+    cut = [name for name in cut_inputs(model) if name in inputs]
     order = np.argsort(used_length(inputs["tokens"]) if "tokens" in cut else np.zeros(rows, dtype=int), kind="stable")
     outputs = [model.predict_on_batch(take_rows(inputs, order[start:start + batch_size], cut))
                for start in range(0, rows, batch_size)]
@@ -235,9 +250,10 @@ class SplitBatches(keras.utils.PyDataset):
     A piece that would be empty (a batch of fewer rows than ``parts``) is one text with weight 0.
     """
 
-    def __init__(self, x: dict[str, np.ndarray], y, draw, parts: int, seed: int, row_weights: np.ndarray | None = None):
+    def __init__(self, x: dict[str, np.ndarray], y, draw, parts: int, seed: int, row_weights: np.ndarray | None = None,
+                 cut: tuple[str, ...] = SEQUENCE_INPUTS):
         super().__init__()
-        self.x, self.y, self.draw, self.parts = x, y, draw, parts
+        self.x, self.y, self.draw, self.parts, self.cut = x, y, draw, parts, cut
         self.lengths = used_length(x["tokens"])
         self.row_weights = np.ones(len(self.lengths), "float32") if row_weights is None else row_weights
         self.rng = np.random.default_rng(seed)
@@ -249,9 +265,9 @@ class SplitBatches(keras.utils.PyDataset):
 
     def __getitem__(self, index: int):
         rows, scale = self.pieces[index]
-        x = take_rows(self.x, rows)
+        x = take_rows(self.x, rows, self.cut)
         if index == 0:  # Keras fixes a time axis its first two steps agree on: make the first the longest
-            x = {name: _padded(values, self.x[name].shape[1] + 1) if name in SEQUENCE_INPUTS else values
+            x = {name: _padded(values, self.x[name].shape[1] + 1) if name in self.cut else values
                  for name, values in x.items()}
         weights = (self.row_weights[rows] * scale).astype("float32")
         return x, keras.tree.map_structure(lambda targets: targets[rows], self.y), weights

@@ -92,3 +92,15 @@ def test_a_model_with_other_inputs_has_no_context_variant():
 def test_context_len_must_not_be_negative():
     with pytest.raises(IsarcasmError, match="context_len"):
         context_config(context_len=-1)
+
+
+def test_the_fast_engine_keeps_every_column_of_a_context_aware_models_inputs():
+    """Its encoders are built for max_len and context_len, so its batches are never cut to their longest text
+    (the fast engine's pieces and per-epoch record); a token-only model's are."""
+    from baselines.batching import cut_inputs, predict_by_length
+
+    assert cut_inputs(build_model("cnn", context_config())) == ()
+    assert cut_inputs(build_model("cnn", small_config())) == ("tokens",)
+    model = build_model("cnn", context_config())
+    inputs = {"tokens": pad(RESPONSES, 8), "context": pad(CONTEXTS, 12)}
+    np.testing.assert_allclose(predict_by_length(model, inputs), model.predict(inputs, verbose=0), atol=1e-6)

@@ -86,7 +86,7 @@ class ValidationLogs:
     """What the fast engine logs after each epoch in place of Keras' validation pass, computed from the
     record's one prediction of the validation split: ``monitor`` (the selection F1, as Keras' metric
     computes it: the arg-max class, 0.5 for multi-label) and ``val_loss`` (the compiled losses: each
-    head's cross-entropy, summed over heads).  ``targets`` are the validation targets as fit() gets
+    head's cross-entropy, summed over heads; a multi-task model's heads each as ``val_<head>_loss`` too).  ``targets`` are the validation targets as fit() gets
     them: an array, or one per head of a multi-task model."""
 
     monitor: str
@@ -97,9 +97,11 @@ class ValidationLogs:
     def of(self, outputs, gold: np.ndarray) -> dict[str, float]:
         heads = outputs if isinstance(outputs, dict) else {None: outputs}
         targets = self.targets if isinstance(self.targets, dict) else {None: self.targets}
-        loss = sum(_cross_entropy(targets[head], np.asarray(values), self.multi_label and head in (None, MAIN_OUTPUT))
-                   for head, values in heads.items())
-        return {"val_loss": float(loss), self.monitor: validation_f1(gold, main_output(outputs), 0.5, self.select_on)}
+        losses = {head: _cross_entropy(targets[head], np.asarray(values), self.multi_label and head in (None, MAIN_OUTPUT))
+                  for head, values in heads.items()}
+        per_head = {f"val_{head}_loss": loss for head, loss in losses.items() if head is not None}  # as Keras names them
+        return {"val_loss": float(sum(losses.values())), **per_head,
+                self.monitor: validation_f1(gold, main_output(outputs), 0.5, self.select_on)}
 
 
 def _cross_entropy(targets: np.ndarray, probabilities: np.ndarray, binary: bool) -> float:

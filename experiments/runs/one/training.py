@@ -478,6 +478,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     probabilities of every epoch are recorded; only the validation ones choose anything."""
     import keras  # loads TensorFlow: only when a model is needed
 
+    from baselines.batching import cut_inputs
     from baselines.config import MAIN_OUTPUT
     from experiments.runs.one.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
 
@@ -500,7 +501,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     fit = dict(epochs=train.epochs, callbacks=callbacks, verbose=verbose)
     if not fast:  # Keras' own validation pass logs val_f1
         fit["validation_data"] = (data.x["validation"], data.y_fit["validation"])
-    history = network.fit(**fit_data(plan, data), **fit)
+    history = network.fit(**fit_data(plan, data, cut_inputs(network)), **fit)
     kept = {"best": (keeper.weights, keeper.epoch), "last": (network.get_weights(), train.epochs),
             **{rule: (recorder.weights[rule], recorder.epochs[rule]) for rule in recorder.keep}}
     own = "best" if train.selection == "tuned" else train.selection  # tuned: best's epoch, another threshold
@@ -509,7 +510,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
                    {rule: weights for rule, (weights, _) in kept.items() if rule != own})
 
 
-def fit_data(plan: _Plan, data: _Data) -> dict:
+def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> dict:
     """What fit() trains on (its ``x``, ``y``, ``batch_size``, ``shuffle``, ``class_weight``).
 
     The exact engine: Keras' shuffled batches of the arrays, or :class:`~baselines.batching.PaddedBatches`,
@@ -519,8 +520,9 @@ def fit_data(plan: _Plan, data: _Data) -> dict:
     ``--batch-order each-epoch`` draws them itself, a new permutation every epoch on every backend.  The
     fast engine's :class:`~baselines.batching.SplitBatches` give the same kind of batches (:func:`_draw`)
     in their own order: fit() must not shuffle them, a batch's pieces being consecutive steps of one
-    update.  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
-    from baselines.batching import LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow: only to train
+    update; ``cut``: the inputs its pieces are cut in (:func:`~baselines.batching.cut_inputs`; default: every
+    sequence input).  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
+    from baselines.batching import SEQUENCE_INPUTS, LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
@@ -533,7 +535,8 @@ def fit_data(plan: _Plan, data: _Data) -> dict:
     if train.engine == "exact":
         return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
-    return dict(x=SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights), shuffle=False)
+    return dict(x=SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights,
+                              SEQUENCE_INPUTS if cut is None else cut), shuffle=False)
 
 
 def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):

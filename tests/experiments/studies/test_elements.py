@@ -32,7 +32,7 @@ def table_cell(model, seeds, f1, rates=None, run_ids=None):
 def write_table(folder, name, cells, train=None):
     result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0, 1, 2, 3, 4],
                       "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}", "cells": cells,
-                      **({"train": train} if train else {})})
+                      **({"train": {"engine": "fast", **train}} if train else {})})  # made under the default engine
     (folder / f"{name}.json").write_text(json.dumps(result))
 
 
@@ -160,7 +160,7 @@ def test_results_on_another_test_set_are_refused_by_the_elements_and_fidelity_re
     write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
     write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.2, 0.3])])
     diagnostic = json.loads((tmp_path / "t.json").read_text())
-    diagnostic["train"] = {"test_texts": "authors-length-rules"}
+    diagnostic["train"] = {"engine": "fast", "test_texts": "authors-length-rules"}
     (tmp_path / "t.json").write_text(json.dumps(diagnostic))
     with pytest.raises(IsarcasmError, match="^'t' scores another test set \\(--test-texts authors-length-rules, a "
                                             "diagnostic\\): not compared with the paper$"):
@@ -174,7 +174,7 @@ def test_an_element_results_file_on_another_test_set_is_refused_too(tmp_path):
     write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
     write_table(tmp_path, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.2, 0.3])])
     element = json.loads((tmp_path / f"t{CLIP.suffix}.json").read_text())
-    element["train"] = {"test_texts": "authors-length-rules"}
+    element["train"] = {"engine": "fast", "test_texts": "authors-length-rules"}
     (tmp_path / f"t{CLIP.suffix}.json").write_text(json.dumps(element))
     with pytest.raises(IsarcasmError, match=f"^'t{CLIP.suffix}' scores another test set"):
         elements("t", ResultsFiles(tmp_path))
