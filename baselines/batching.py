@@ -250,10 +250,13 @@ class SplitBatches(keras.utils.PyDataset):
     A piece that would be empty (a batch of fewer rows than ``parts``) is one text with weight 0.
     """
 
-    def __init__(self, x: dict[str, np.ndarray], y, draw, parts: int, seed: int, row_weights: np.ndarray | None = None,
-                 cut: tuple[str, ...] = SEQUENCE_INPUTS):
+    #: The inputs a piece is cut in: every sequence input, unless the model's are not all of variable length
+    #: (set it to :func:`cut_inputs` of the model).
+    cut: tuple[str, ...] = SEQUENCE_INPUTS
+
+    def __init__(self, x: dict[str, np.ndarray], y, draw, parts: int, seed: int, row_weights: np.ndarray | None = None):
         super().__init__()
-        self.x, self.y, self.draw, self.parts, self.cut = x, y, draw, parts, cut
+        self.x, self.y, self.draw, self.parts = x, y, draw, parts
         self.lengths = used_length(x["tokens"])
         self.row_weights = np.ones(len(self.lengths), "float32") if row_weights is None else row_weights
         self.rng = np.random.default_rng(seed)

@@ -535,8 +535,9 @@ def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> di
     if train.engine == "exact":
         return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
-    return dict(x=SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights,
-                              SEQUENCE_INPUTS if cut is None else cut), shuffle=False)
+    batches = SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights)
+    batches.cut = SEQUENCE_INPUTS if cut is None else cut
+    return dict(x=batches, shuffle=False)
 
 
 def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
