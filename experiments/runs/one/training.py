@@ -522,7 +522,7 @@ def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> di
     in their own order: fit() must not shuffle them, a batch's pieces being consecutive steps of one
     update; ``cut``: the inputs its pieces are cut in (:func:`~baselines.batching.cut_inputs`; default: every
     sequence input).  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
-    from baselines.batching import SEQUENCE_INPUTS, LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow
+    from baselines.batching import LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow: only to train
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
@@ -536,7 +536,8 @@ def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> di
         return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
     batches = SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights)
-    batches.cut = SEQUENCE_INPUTS if cut is None else cut
+    if cut is not None:  # else SplitBatches' default, every sequence input
+        batches.cut = cut
     return dict(x=batches, shuffle=False)
 
 
