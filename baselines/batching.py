@@ -86,6 +86,14 @@ def batches_per_epoch(size: int, batch_size: int) -> int:
     return -(-size // batch_size)
 
 
+def largest_batch(batching: str, batch_size: int, classes: int) -> int:
+    """The most texts one training batch of ``batching`` can hold.  Shuffled batches and the authors' batches
+    formed once hold at most ``batch_size``; a ``class-ratio`` batch deals each class's texts over the epoch's
+    batches in equal parts, each part rounded up (:func:`class_ratio_rows`), so it can hold up to one text more
+    per class beyond the first (on SemEval-2018 some hold 129 of 128)."""
+    return batch_size + classes - 1 if batching == "class-ratio" else batch_size
+
+
 class LengthBuckets(keras.utils.PyDataset):
     """Training batches of texts of similar length, each cut to its longest text: the
     ``--batching bucket`` variant.

@@ -427,7 +427,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    optimizer = _optimizer(train, batch, data.x["train"])
+    optimizer = _optimizer(train, batch, num_classes, data.x["train"])
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -448,11 +448,12 @@ class _Fitted:
 PIECES = 2
 
 
-def _optimizer(train: TrainConfig, batch: int, inputs: dict):
+def _optimizer(train: TrainConfig, batch: int, classes: int, inputs: dict):
     """Adam, making one update per batch: over the fast engine's pieces on TensorFlow,
     :class:`~baselines.optimizers.PieceAdam` (the word vectors' gradient stays slice by slice, as
-    the padded batch's is); on JAX and torch, whose gradients are dense either way, Keras' own
-    gradient accumulation."""
+    the padded batch's is), its buffers sized for the largest batch the run's batching can draw
+    (:func:`~baselines.batching.largest_batch`); on JAX and torch, whose gradients are dense either way,
+    Keras' own gradient accumulation."""
     import keras  # loads TensorFlow: only when a model is trained
 
     pieces, settings = _pieces(train), dict(learning_rate=train.learning_rate, global_clipnorm=train.clip_global_norm)
@@ -460,11 +461,12 @@ def _optimizer(train: TrainConfig, batch: int, inputs: dict):
         return keras.optimizers.Adam(**settings)
     if keras.backend.backend() != "tensorflow":
         return keras.optimizers.Adam(**settings, gradient_accumulation_steps=pieces)
-    from baselines.batching import SEQUENCE_INPUTS  # TensorFlow-only pieces: imported only where they are used
+    from baselines.batching import SEQUENCE_INPUTS, largest_batch  # TensorFlow-only pieces: imported where used
     from baselines.optimizers import PieceAdam  # likewise
 
     positions = sum(values.shape[1] + 1 for name, values in inputs.items() if name in SEQUENCE_INPUTS)
-    return PieceAdam(pieces, capacity=(pieces - 1) * -(-batch // pieces) * positions, **settings)
+    rows = largest_batch(train.batching, batch, classes)
+    return PieceAdam(pieces, capacity=(pieces - 1) * -(-rows // pieces) * positions, **settings)
 
 
 def _pieces(train: TrainConfig) -> int:

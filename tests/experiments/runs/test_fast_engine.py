@@ -8,10 +8,11 @@ from sklearn.metrics import f1_score
 from test_batching import bucket_inputs
 
 from baselines import ModelConfig, build_model
-from baselines.batching import SplitBatches, class_ratio_rows, shuffled_rows, used_length
+from baselines.batching import (
+    SplitBatches, batches_per_epoch, class_ratio_rows, largest_batch, shuffled_rows, used_length)
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.selection import ValidationLogs
-from experiments.runs.one.training import fit_data, set_determinism
+from experiments.runs.one.training import _optimizer, fit_data, set_determinism
 
 
 def pieces_of(batches: SplitBatches) -> list:
@@ -135,6 +136,37 @@ def test_piece_adam_makes_the_padded_batchs_adam_updates_and_keras_accumulation_
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
     dense = _trained_weights(name, 2, keras.optimizers.Adam(0.05, gradient_accumulation_steps=2))
     assert not np.allclose(dense[0], whole[0], atol=1e-3)  # the word vectors: dense Adam is another optimiser
+
+
+def test_a_class_ratio_batch_holds_at_most_one_text_more_per_class_beyond_the_first():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        classes = int(rng.integers(2, 5))
+        labels = rng.integers(0, classes, size=int(rng.integers(20, 400)))
+        batch_size = int(rng.integers(4, 64))
+        rows = class_ratio_rows(rng, labels, batches_per_epoch(len(labels), batch_size))
+        assert max(len(r) for r in rows) <= largest_batch("class-ratio", batch_size, classes)
+    nine_seven = np.array([0] * 9 + [1] * 7)  # parts of 5 + 4 and 4 + 3 texts: the first batch holds 9 of 8
+    assert max(len(r) for r in class_ratio_rows(rng, nine_seven, 2)) == 9 == largest_batch("class-ratio", 8, 2)
+    assert largest_batch("shuffled", 8, 2) == largest_batch("class-ratio-once", 8, 2) == 8
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="PieceAdam's buffers are TensorFlow's")
+def test_the_fast_engine_trains_on_class_ratio_batches_over_the_batch_size():
+    """`reproduce table6 --protocol authors-code` stopped on SemEval-2018's Dense-LSTM: a class-ratio batch of 129
+    texts gave its first piece 65 full-width rows, more than PieceAdam's buffer held (64 rows)."""
+    labels = np.array([0] * 9 + [1] * 7)
+    tokens = np.random.default_rng(1).integers(2, 30, size=(16, 10)).astype("int32")  # every text full length
+    y = np.eye(2, dtype="float32")[labels]
+    train = TrainConfig(batch_size=8, batching="class-ratio")
+    plan = SimpleNamespace(train=train, seed=0)
+    data = SimpleNamespace(x={"train": {"tokens": tokens}}, y_fit={"train": y}, y={"train": y},
+                           corpus_order=np.arange(16))
+    set_determinism(0)
+    model = build_model("cnn", ModelConfig(vocab_size=30, max_len=10, embedding_dim=4, filters=4, num_classes=2))
+    model.compile(optimizer=_optimizer(train, 8, 2, {"tokens": tokens}), loss="categorical_crossentropy")
+    history = model.fit(**fit_data(plan, data), epochs=3, verbose=0)
+    assert len(history.history["loss"]) == 3 and np.isfinite(history.history["loss"]).all()
 
 
 class _NoteRows(keras.layers.Layer):
