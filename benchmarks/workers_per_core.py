@@ -47,10 +47,10 @@ def child_cpu_seconds() -> float:
 def arm(workers: int, command: list[str], root: Path) -> tuple[float, float, dict]:
     """Wall seconds, CPU seconds and the results file of ``command`` trained with ``workers`` workers."""
     runs, results = root / f"runs-{workers}", root / f"results-{workers}"
-    argv = [sys.executable, "-c", LIFTED_CAP, str(workers), "-q", *command, "--jobs", str(workers),
+    argv = [sys.executable, "-c", LIFTED_CAP, str(workers), *command, "--jobs", str(workers),
             "--output-dir", str(runs), "--results-dir", str(results)]
     cpu, start = child_cpu_seconds(), time.perf_counter()
-    subprocess.run(argv, check=True)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)  # the report is in the results folder
     wall, used = time.perf_counter() - start, child_cpu_seconds() - cpu
     files = [f for f in results.glob("*.json")]
     if len(files) != 1:
