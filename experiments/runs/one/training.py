@@ -427,7 +427,7 @@ def _compile(plan: _Plan, data: _Data, verbose: int, meter: RunMeter) -> _Built:
     if data.aux:
         loss = {MAIN_OUTPUT: loss, **{task: "categorical_crossentropy" for task in data.aux}}
         compile_metrics = {MAIN_OUTPUT: compile_metrics}
-    optimizer = _optimizer(train, batch, num_classes, data.x["train"])
+    optimizer = training_optimizer(train, batch, num_classes, data.x["train"])
     network.compile(optimizer=optimizer, loss=loss, metrics=compile_metrics)
     return _Built(network, spec.resolve(model_config), coverage)
 
@@ -448,7 +448,7 @@ class _Fitted:
 PIECES = 2
 
 
-def _optimizer(train: TrainConfig, batch: int, classes: int, inputs: dict):
+def training_optimizer(train: TrainConfig, batch: int, classes: int, inputs: dict):
     """Adam, making one update per batch: over the fast engine's pieces on TensorFlow,
     :class:`~baselines.optimizers.PieceAdam` (the word vectors' gradient stays slice by slice, as
     the padded batch's is), its buffers sized for the largest batch the run's batching can draw

@@ -12,7 +12,7 @@ from baselines.batching import (
     SplitBatches, batches_per_epoch, class_ratio_rows, largest_batch, shuffled_rows, used_length)
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.selection import ValidationLogs
-from experiments.runs.one.training import _optimizer, fit_data, set_determinism
+from experiments.runs.one.training import fit_data, set_determinism, training_optimizer
 
 
 def pieces_of(batches: SplitBatches) -> list:
@@ -164,7 +164,7 @@ def test_the_fast_engine_trains_on_class_ratio_batches_over_the_batch_size():
                            corpus_order=np.arange(16))
     set_determinism(0)
     model = build_model("cnn", ModelConfig(vocab_size=30, max_len=10, embedding_dim=4, filters=4, num_classes=2))
-    model.compile(optimizer=_optimizer(train, 8, 2, {"tokens": tokens}), loss="categorical_crossentropy")
+    model.compile(optimizer=training_optimizer(train, 8, 2, {"tokens": tokens}), loss="categorical_crossentropy")
     history = model.fit(**fit_data(plan, data), epochs=3, verbose=0)
     assert len(history.history["loss"]) == 3 and np.isfinite(history.history["loss"]).all()
 
