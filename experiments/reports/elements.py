@@ -37,8 +37,9 @@ def elements_markdown(result: dict) -> str:
         lines += ["", f"## {label} (`{first['sources']}`)", ""]
         source = result["inputs"].get(first["results"])
         if source is None:  # no results of this element were read
-            lines.append(f"Not measured: no `{first['results']}` results; `isarcasm reproduce "
-                         f"{result['as_written']} {first['options']}` makes them.")
+            # rows of results files made before 2026-11-28 record no command
+            command = first.get("command") or f"isarcasm reproduce {result['as_written']} {first['options']}"
+            lines.append(f"Not measured: no `{first['results']}` results; `{command}` makes them.")
             continue
         lines += [_made_by(first["results"], source), "",
                   *markdown_table([_row(row, several) for row in rows], HEADER)]

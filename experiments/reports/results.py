@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.runs.one.protocol import split_engine
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
@@ -170,7 +170,7 @@ def engine_mismatch(name: str, result: dict) -> str:
     if not isinstance(train, dict):  # a file of no training settings (outside predictions, a derived report)
         return ""
     made = train.get("engine", "exact")
-    named = "exact" if re.search(r"(^|-)engine-exact(-|$)", name) else "fast"
+    named = split_engine(name)[1]
     if made == named:
         return ""
     return (f"results '{name}' were trained by the {made} engine, but that name means the {named} engine's "

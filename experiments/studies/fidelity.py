@@ -32,7 +32,8 @@ from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import ResultsFiles
 from experiments.runs.one.metrics import summary_stats
 from experiments.runs.one.protocol import PROTOCOLS as NAMED_PROTOCOLS
-from experiments.runs.one.protocol import TrainConfig, authors_lines, flag, other_test_set, value_name
+from experiments.runs.one.protocol import (TrainConfig, authors_lines, experiment_name, flag, other_test_set,
+                                          split_engine, value_name)
 from experiments.runs.one.store import EPOCHS
 from experiments.runs.one.trajectory import load_record
 from experiments.studies.selection import reselect
@@ -62,6 +63,17 @@ class Element(NamedTuple):
     @property
     def suffix(self) -> str:
         return "-" + TrainConfig(**self.changed).variant()
+
+    def results_name(self, experiment: str) -> str:
+        """Its results of ``experiment`` by the one naming rule (:func:`experiment_name`), on the engine that
+        ``experiment``'s name says: ``table7-engine-exact`` -> ``table7-clip-global-norm-0.2-engine-exact``."""
+        base, engine = split_engine(experiment)
+        return experiment_name(base, TrainConfig(engine=engine, **self.changed))
+
+    def command(self, experiment: str) -> str:
+        """The command that trains its results of ``experiment``."""
+        base, engine = split_engine(experiment)
+        return f"isarcasm reproduce {base} {self.options}" + (" --engine exact" if engine == "exact" else "")
 
     @property
     def options(self) -> str:
@@ -243,7 +255,7 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
     corpora = {c["corpus"] for result in found.values() for c in result["cells"] if c.get("runs")}
     keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result["cells"]
                          if c["corpus"] in corpora and c.get("runs"))
-    cells = [_element_row(element, experiment + element.suffix, found.get(element.label),
+    cells = [_element_row(element, experiment, found.get(element.label),
                           _cell(base, model, corpus), (corpus, model))
              for element in (*ELEMENTS, *TOGETHER) for corpus, model in keys]
     shown = ", ".join(sorted(corpora))
@@ -257,13 +269,13 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
 def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
     """The results of each of ``elements`` that ``results`` finds, by label (refused, as :func:`_load` refuses,
     where one is scored on another test set)."""
-    found = {element.label: results.find(experiment + element.suffix) for element in elements}
+    found = {element.label: results.find(element.results_name(experiment)) for element in elements}
     return {label: _published(result) for label, result in found.items() if result is not None}
 
 
-def _element_row(element: Element, name: str, result: dict | None, base: dict | None, key: tuple) -> dict:
+def _element_row(element: Element, experiment: str, result: dict | None, base: dict | None, key: tuple) -> dict:
     """One element and model: the paired comparison, or why it is not measured."""
-    corpus, model = key
+    corpus, model, name = *key, element.results_name(experiment)
     other = _cell(result, model, corpus) if result else None
     paired = _paired(base, other) if base and other else {"pairs": 0}
     why = (f"no results {name} in this folder" if result is None else f"no {model} cell in {name}" if other is None
@@ -275,7 +287,8 @@ def _element_row(element: Element, name: str, result: dict | None, base: dict | 
             macro = _paired(base, other, MACRO)
             paired["macro"] = {**macro, **_near(macro, MACRO, paper[F1])}
     return {"corpus": corpus, "model": model, "element": element.label, "options": element.options,
-            "sources": element.sources, "results": name, "measured": why is None,
+            "command": element.command(experiment), "sources": element.sources, "results": name,
+            "measured": why is None,
             **({"why": why} if why else paired)}
 
 

@@ -307,6 +307,17 @@ def authors_lines(name: str, value) -> str:
     return ", ".join(citation for part in chosen for citation in _CITATION.findall(part))
 
 
+#: How a name marks the exact engine's runs and results (the fast engine, the default, is unmarked; see
+#: :meth:`TrainConfig.variant`).
+ENGINE_EXACT = re.compile(r"-engine-exact(?=-|$)")
+
+
+def split_engine(name: str) -> tuple[str, str]:
+    """``name`` without its engine mark, and the engine the mark names: ``table7-engine-exact`` gives
+    (``table7``, ``exact``), ``table7`` (``table7``, ``fast``)."""
+    return ENGINE_EXACT.sub("", name), "exact" if ENGINE_EXACT.search(name) else "fast"
+
+
 def experiment_name(base: str, config: TrainConfig, protocol: TrainConfig | None = None,
                     preprocess: PreprocessConfig | None = None, trajectory: bool = False) -> str:
     """The one rule naming where runs and results of ``base`` live: ``base``, then how the training

@@ -245,3 +245,23 @@ def test_a_paper_f_score_without_precision_and_recall_gets_macro_f1_of_the_same_
     assert "| riloff/lstm | 0.620 ± 0.028 | 0.680 ± 0.028 | +0.060 | 2 of 2 | 0.700 | no → yes | no → yes |" in shown
     assert shown.count("Macro-F1 of the same runs beside the paper's F-score:") == 1
     assert "isarcasm/lstm | 0.500" not in shown
+
+
+def test_the_exact_engines_elements_are_found_under_the_names_its_runs_get(tmp_path):
+    """`reproduce t --engine exact --clip-global-norm 0.2` stores `t-clip-global-norm-0.2-engine-exact`, and
+    `--oov-init uniform` `t-engine-exact-oov-init-uniform` (the naming rule puts each setting in its place):
+    `report t-engine-exact --elements` reads those, and names the command with `--engine exact`."""
+    exact = {"engine": "exact"}
+    write_table(tmp_path, "t-engine-exact", [table_cell("lstm", [0, 1], [0.2, 0.3])], train=exact)
+    assert CLIP.results_name("t-engine-exact") == "t-clip-global-norm-0.2-engine-exact"
+    assert OOV.results_name("t-engine-exact") == "t-engine-exact-oov-init-uniform"
+    write_table(tmp_path, "t-clip-global-norm-0.2-engine-exact", [table_cell("lstm", [0, 1], [0.4, 0.4])],
+                train={**exact, "clip_global_norm": 0.2})
+    write_table(tmp_path, "t-clip-global-norm-0.2", [table_cell("lstm", [0, 1], [0.9, 0.9])],  # the fast engine's
+                train={"clip_global_norm": 0.2})
+    result = elements("t-engine-exact", ResultsFiles(tmp_path))
+    assert row(result, CLIP, "lstm")["mean_delta"] == pytest.approx(0.15)
+    assert row(result, CLIP, "lstm")["results"] == "t-clip-global-norm-0.2-engine-exact"
+    assert "`isarcasm reproduce t --oov-init uniform --engine exact` makes them." in elements_markdown(result)
+    write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])], train={})
+    assert row(elements("t", ResultsFiles(tmp_path)), CLIP, "lstm")["mean_delta"] == pytest.approx(0.65)
