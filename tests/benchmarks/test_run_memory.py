@@ -2,24 +2,16 @@
 
 No model is trained: the child processes here are tiny Python programs, the run store a folder built here.
 """
-import importlib.util
 import json
 import os
 import resource
 import sys
 
 import pytest
-from locations import ROOT
+from locations import benchmark_script
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("run_memory", ROOT / "benchmarks" / "run_memory.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-run_memory = load_script()
+run_memory = benchmark_script("run_memory")
 
 
 def test_the_command_trains_one_run_of_the_engine_in_the_given_store(tmp_path):

@@ -5,13 +5,12 @@ standard deviation fails, a resample of the reference passes, identical files pa
 permutation test agrees with brute force, both rules are scored from run folders, and bad input is
 exit status 2 with one line.
 """
-import importlib.util
 import json
 from itertools import combinations
 
 import numpy as np
 import pytest
-from locations import ROOT
+from locations import benchmark_script
 from markdown_tables import unpadded
 
 from experiments.reports import distribution
@@ -22,13 +21,6 @@ from experiments.runs.one.trajectory import Trajectory, run_under, save_record
 
 SEEDS = list(range(10))
 MODELS = ("lstm", "cnn")
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("same_distribution", ROOT / "benchmarks" / "same_distribution.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def reference_values(seed=0):
@@ -56,7 +48,7 @@ def write(tmp_path, name, result):
 
 
 def run_script(capsys, *argv):
-    status = load_script().main(list(map(str, argv)))
+    status = benchmark_script("same_distribution").main(list(map(str, argv)))
     out, err = capsys.readouterr()
     return status, unpadded(out), err
 

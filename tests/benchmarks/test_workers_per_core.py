@@ -1,20 +1,12 @@
 """benchmarks/workers_per_core.py's own parts: which runs moved between two worker counts, and the command
 line of one arm (the suite's CLI with the per-core cap lifted).  No model is trained."""
-import importlib.util
 import subprocess
 import sys
 
-from locations import ROOT
+from locations import ROOT, benchmark_script
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("workers_per_core", ROOT / "benchmarks" / "workers_per_core.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-workers_per_core = load_script()
+workers_per_core = benchmark_script("workers_per_core")
 
 
 def results(values, epochs, seeds=(0, 1)):
