@@ -24,7 +24,7 @@ from experiments.cli.options import (
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.merge import merged
-from experiments.reports.results import ResultsFiles, load_results
+from experiments.reports.results import ResultsFiles, load_results, require_kind
 from experiments.reports.table import comparison_markdown
 from experiments.runs.one.protocol import PROTOCOLS, RULES
 from experiments.runs.one.reference import shipped_count
@@ -142,6 +142,8 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
     result = _results(files, experiment)
+    if selection or padded_batches:  # refused before its runs are looked up in the reference set
+        require_kind(result, "table", "--padded-batches" if padded_batches else "--selection")
     if selection or padded_batches or html:
         result = localised(result)
     if selection or padded_batches:
