@@ -24,7 +24,7 @@ from experiments.cli.options import (
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.merge import merged
-from experiments.reports.results import ResultsFiles, load_results, require_kind
+from experiments.reports.results import ResultsFiles, load_results
 from experiments.reports.table import comparison_markdown
 from experiments.runs.one.protocol import PROTOCOLS, RULES
 from experiments.runs.one.reference import shipped_count
@@ -142,17 +142,15 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
     result = _results(files, experiment)
-    if selection or padded_batches:  # refused before its runs are looked up in the reference set
-        require_kind(result, "table", "--padded-batches" if padded_batches else "--selection")
-    if selection or padded_batches or html:
-        result = localised(result)
     if selection or padded_batches:
-        result = reselect(result, selection, padded_batches)
+        result = reselect(result, selection, padded_batches, localised)
         if result["experiment"] != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result['selection']}' applied to the runs' "
                        f"per-epoch records{' on padded splits' if padded_batches else ''} in "
                        f"{result['reselect_seconds']:.1f} s)", err=True)
+    elif html:
+        result = localised(result)
     if against:
         click.echo(comparison_markdown(result, _results(files, against)))
         return

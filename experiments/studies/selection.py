@@ -29,10 +29,13 @@ from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError
 
 
-def reselect(result: dict, rule: str | None, padded_batches: bool = False) -> dict:
+def reselect(result: dict, rule: str | None, padded_batches: bool = False, localised=lambda result: result) -> dict:
     """``result`` (a reproduction's results) with every trained cell rescored under ``rule`` (None: the rule
-    it was made with), on the splits padded as the authors pad them with ``padded_batches``."""
+    it was made with), on the splits padded as the authors pad them with ``padded_batches``.  ``localised`` finds
+    its runs where this machine has them (:meth:`Settings.localised`), once the file's kind is known to have runs
+    to rescore."""
     require_kind(result, "table", "--padded-batches" if padded_batches else "--selection")
+    result = localised(result)
     own = result.get("selection", result.get("train", {}).get("selection", "best"))
     rule = check_rule(rule or own)
     if result.get("padded_batches"):
