@@ -11,6 +11,10 @@ DEMO_ARGS ?=
 # Runs trained at once, each with cores/JOBS threads (see `isarcasm reproduce --help`). The threads per run can
 # change a run's digits (docs/protocol.md#same-numbers): the committed numbers are one thread per run, 2 jobs on 2 cores.
 JOBS ?= 2
+# Test workers (pytest-xdist): one per core by default; `make test TEST_WORKERS=0` runs the suite in one process.
+# `--dist loadfile` keeps each test file on one worker, so a module-scoped fixture that trains a model trains once.
+TEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 .PHONY: demo test test-fast install install-ray data
 
@@ -36,13 +40,13 @@ demo: data
 # reason, where its extra is missing).
 test: $(BIN)/python
 	$(PIP) -e '.[test,ray,backends,hub]'
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # The fast tier: every test not marked slow (tests/conftest.py marks the ones that train a model or read the
 # real corpora); under 3 minutes. `make test` runs them all.
 # Installs the test extra once (again when setup.py changes), so a rerun is the tests' time alone.
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 $(VENV)/.installed-test: setup.py | $(BIN)/python
 	$(PIP) -e '.[test]'

@@ -25,7 +25,8 @@ setup(
         "tabulate>=0.9",  # every text and markdown table (experiments/reports/format.py)
     ],
     extras_require={
-        "test": ["pytest>=8", "hypothesis>=6.100"],
+        # pytest-xdist: `make test` runs the suite on every core (one test file per worker at a time, see the Makefile)
+        "test": ["pytest>=8", "hypothesis>=6.100", "pytest-xdist>=3.5"],
         # --executor ray (experiments/runs/many/cluster.py); `make test` installs it so its tests run
         "ray": ["ray>=2.9"],
         # The other Keras backends (KERAS_BACKEND=jax|torch); TensorFlow stays the faithful default.

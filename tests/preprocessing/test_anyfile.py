@@ -93,7 +93,8 @@ def test_a_gzipped_bad_file_is_refused_with_the_same_line(tmp_path, name, conten
         read_any_file(path, **options)
 
 
-@pytest.mark.parametrize("content", [b"text,label\na,1\n", gzip.compress(b"text,label\na,1\n" * 100)[:-12]])
+@pytest.mark.parametrize("content", [b"text,label\na,1\n", gzip.compress(b"text,label\na,1\n" * 100, mtime=0)[:-12]],
+                         ids=["not gzip", "cut short"])
 def test_a_file_named_gz_that_is_not_gzip_or_is_cut_short_is_one_line(tmp_path, content):
     path = tmp_path / "mine.csv.gz"
     path.write_bytes(content)
