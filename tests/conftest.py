@@ -125,12 +125,19 @@ def clean_entrants():
 @pytest.fixture(scope="session", autouse=True)
 def other_backends_from_the_start(request, tmp_path_factory):
     """The JAX and torch helpers of tests/experiments/runs/test_backends.py start with the session when tests
-    of theirs are selected, so that they train beside the tests before theirs (see ``Helpers`` there)."""
+    of theirs are selected, so that they train beside the tests before theirs (see ``Helpers`` there).
+
+    Not under pytest-xdist (``make test``): every worker collects every test and cannot tell whether
+    test_backends.py will be sent to it, so each worker started both helpers and one pair trained for nothing
+    beside the suite. There the helpers start with the first test of theirs, on the worker that runs it (the
+    workers keep both cores busy, so nothing is gained by starting sooner)."""
     module = next((item.module for item in request.session.items
                    if item.module.__name__.split(".")[-1] == "test_backends"), None)
     if module is None:
         yield
         return
-    module.HELPERS.start(module.asked_for(request.session.items), tmp_path_factory)
+    module.HELPERS.wanted = module.asked_for(request.session.items)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        module.HELPERS.start(module.HELPERS.wanted, tmp_path_factory)
     yield
     module.HELPERS.stop()

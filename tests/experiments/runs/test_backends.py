@@ -28,13 +28,15 @@ BACKENDS = {name: package for name, package in ALL_BACKENDS.items() if name != "
 
 class Helpers:
     """One helper process per backend, each started once, writing its output to a file in its folder (a full
-    pipe would stop it).  tests/conftest.py starts the helpers of the selected tests with the session, so they
-    train beside the tests that come before these (most of which train tiny models in the one pytest process
-    and leave a core of a two-core machine partly free) instead of one after the other at their turn."""
+    pipe would stop it).  In one pytest process, tests/conftest.py starts the helpers of the selected tests with
+    the session, so they train beside the tests that come before these (most of which train tiny models in that
+    process and leave a core of a two-core machine partly free) instead of one after the other at their turn;
+    under pytest-xdist they start with the first test that needs one, on the worker that runs this file."""
 
     def __init__(self) -> None:
         self.running: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.reports: dict[str, dict] = {}
+        self.wanted: set[str] = set()  # the backends the session's tests ask for (tests/conftest.py)
 
     def start(self, backends: set[str], tmp_path_factory) -> None:
         for backend in sorted(backends - set(self.running)):
@@ -76,7 +78,8 @@ def report(backend: str, tmp_path_factory) -> dict:
     """The helper's report for ``backend``, run once per test session."""
     if importlib.util.find_spec(BACKENDS[backend]) is None:
         pytest.skip(f"{BACKENDS[backend]} is not installed (pip install -e '.[backends]')")
-    HELPERS.start({backend}, tmp_path_factory)  # a no-op where tests/conftest.py started it with the session
+    # a no-op where tests/conftest.py started the helpers with the session; under pytest-xdist they start here
+    HELPERS.start({backend} | HELPERS.wanted, tmp_path_factory)
     return HELPERS.report(backend)
 
 

@@ -30,8 +30,10 @@ except ImportError:
 
 needs_ray = pytest.mark.skipif(ray is None, reason="Ray is not installed: pip install -e '.[ray]' (make test does)")
 
-#: A plugin model whose first attempt in another process (a Ray worker) writes the process' PID and
-#: waits to be killed; in the test's own process (the local executor) it is an ordinary model.
+#: A plugin model whose first run in another process (a Ray worker) writes the process' PID and waits to be
+#: killed; in the test's own process (the local executor) it is an ordinary model.  One run only: the two seeds
+#: start at once on two workers, and the run that loses the claim goes on (it waited out the whole sleep
+#: before, 2 minutes of the suite).
 KILLABLE = '''
 import os
 import time
@@ -43,10 +45,19 @@ from baselines.layers import MaskedGlobalAveragePooling1D
 SIGNALS = Path({signals!r})
 
 
+def claimed_first() -> bool:
+    """Whether this call is the first of any process to claim the one run that waits (O_EXCL: atomic)."""
+    SIGNALS.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(SIGNALS / "claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
 @register_model("killable", paper="mean of the word vectors; its first run elsewhere waits to be killed")
 def killable(encoded, config):
-    if os.getpid() != {test_pid} and not (SIGNALS / "killed").exists():
-        SIGNALS.mkdir(parents=True, exist_ok=True)
+    if os.getpid() != {test_pid} and claimed_first():
         (SIGNALS / f"pid-{{os.getpid()}}").write_text(str(os.getpid()))
         time.sleep(120)  # killed meanwhile by the test
     return MaskedGlobalAveragePooling1D()(encoded.embedded)
@@ -160,14 +171,15 @@ def test_a_worker_killed_mid_run_is_retried_and_leaves_no_partial_run(tmp_path, 
     plugin = tmp_path / "killable.py"
     plugin.write_text(KILLABLE.format(signals=str(signals), test_pid=os.getpid()))
     experiment = experiment_file(tmp_path, models=("killable",))
-    killed = []
+    killed, sweep_over = [], threading.Event()
 
     def kill_the_first_worker():
-        deadline = time.time() + 240
-        while time.time() < deadline and not killed:
+        """Watches for the whole sweep, however slowly a loaded machine starts Ray's workers."""
+        while not sweep_over.is_set() and not killed:
             for marker in signals.glob("pid-*") if signals.is_dir() else ():
-                (signals / "killed").write_text("")
-                pid = int(marker.read_text())
+                pid = int(marker.read_text() or 0)
+                if not pid:  # created, not yet written
+                    continue
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
                 break
@@ -175,9 +187,13 @@ def test_a_worker_killed_mid_run_is_retried_and_leaves_no_partial_run(tmp_path, 
 
     killer = threading.Thread(target=kill_the_first_worker, daemon=True)
     killer.start()
-    reproduce(tmp_path, experiment, "ray", "--executor", "ray", plugin=plugin)
-    killer.join(timeout=1)
+    try:
+        reproduce(tmp_path, experiment, "ray", "--executor", "ray", plugin=plugin)
+    finally:
+        sweep_over.set()
+        killer.join(timeout=5)
     assert killed, "no Ray worker ran the model"
+    assert len(list(signals.glob("pid-*"))) == 1  # one run waited; the other seed trained meanwhile
     reproduce(tmp_path, experiment, "local", plugin=plugin)  # the same runs, trained here
     configs = assert_same_runs(tmp_path / "ray" / "runs" / EXPERIMENT, tmp_path / "local" / "runs" / EXPERIMENT)
     assert killed[0] not in {c["node"]["pid"] for c in configs}  # retried in another worker
