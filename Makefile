@@ -15,6 +15,10 @@ JOBS ?= 2
 # `--dist loadfile` keeps each test file on one worker, so a module-scoped fixture that trains a model trains once.
 TEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+# The suite starts about a hundred Python processes that import the project (sweeps' workers, commands run as a
+# user runs them); where PYTHONDONTWRITEBYTECODE is set (this machine's default) each compiled its sources again,
+# about 0.5 s of a core each. The tests write the bytecode (__pycache__/, which git ignores).
+test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: demo test test-fast install install-ray data
 

@@ -265,6 +265,10 @@ class Scoring:
     def cost(self, spec: RunSpec, dataset: Dataset) -> float:
         return self.entrant(spec.model).cost(spec.train) * spec.training_examples(dataset)
 
+    def stored(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
+        """None: the run's configuration is known once it is planned (:func:`plan_run`), where it is scored."""
+        return None
+
     def entrant(self, name: str) -> Entrant:
         """Entrant ``name``, registered from :attr:`origin` first in a process that has not registered it."""
         if name not in ENTRANTS and self.origin is not None:

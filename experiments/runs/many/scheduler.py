@@ -43,8 +43,8 @@ from tqdm import tqdm
 from experiments.runs.one import provenance
 from experiments.runs.console import chatty, set_up_worker_console, worker_level
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.one.store import RunResult
-from experiments.runs.one.training import train_run
+from experiments.runs.one.store import RunResult, RunStore
+from experiments.runs.one.training import expected_hash, train_run
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -65,6 +65,10 @@ class RunKind(Protocol):
         """The run's expected time, in the units of :attr:`baselines.registry.ModelSpec.cost` x training
         examples x epochs: it only orders a sweep's runs."""
 
+    def stored(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
+        """The run as the store holds it already (finished, or failed: :meth:`RunStore.lookup`), found without
+        producing it; None where it is not stored or cannot be known before it is produced."""
+
 
 @dataclass(frozen=True)
 class Trained:
@@ -76,6 +80,9 @@ class Trained:
     def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
                 options: RunOptions) -> RunResult:
         return train_run(spec, dataset, place, data_dir, options)
+
+    def stored(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
+        return RunStore.lookup(place, expected_hash(spec, dataset, data_dir))
 
     def cost(self, spec: RunSpec, dataset: Dataset) -> float:
         """The model's relative cost (``ModelSpec.cost``) times its training examples and epochs."""
@@ -128,6 +135,22 @@ def by_cost(tasks: list[RunTask], datasets: dict[str, Dataset]) -> list[int]:
 def produce(task: RunTask, dataset: Dataset) -> RunResult:
     """The task's run, produced as its kind does it, in this process."""
     return task.kind.produce(task.spec, dataset, task.place, task.data_dir, task.options)
+
+
+def report_stored(tasks: list[RunTask], datasets: dict[str, Dataset],
+                  finished: Callable[[int, RunResult], None]) -> list[int]:
+    """Report through ``finished`` each task whose run is stored already (unless forced); the indices of the
+    others.  A resumed ``--jobs N`` sweep so starts workers only for the runs it lacks, and none (N TensorFlow
+    processes, seconds each to start) where it has them all."""
+    todo = []
+    for index, task in enumerate(tasks):
+        spec = task.spec
+        done = None if task.options.force else task.kind.stored(spec, datasets[spec.corpus], task.place, task.data_dir)
+        if done:
+            finished(index, done)
+        else:
+            todo.append(index)
+    return todo
 
 
 def require_distinct_folders(tasks: list[RunTask]) -> None:
@@ -192,6 +215,9 @@ class LocalExecutor:
             for index, task in enumerate(tasks):
                 finished(index, produce(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
             return
+        todo = set(report_stored(tasks, datasets, finished))
+        if not todo:
+            return
         from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
 
         threads = max(1, cores() // jobs)
@@ -199,7 +225,8 @@ class LocalExecutor:
                                    initializer=_start_worker,
                                    initargs=(threads, plugin_files(), os.getpid()))
         try:
-            futures = {pool.submit(_produce_in_worker, tasks[index]): index for index in by_cost(tasks, datasets)}
+            futures = {pool.submit(_produce_in_worker, tasks[index]): index
+                       for index in by_cost(tasks, datasets) if index in todo}
             for future in as_completed(futures):
                 finished(futures[future], future.result())
         except KeyboardInterrupt:

@@ -2,7 +2,7 @@
 line (their workers too; a SIGKILL's workers end with it), and two sweeps into one store at once neither
 corrupt it nor train a run twice.
 
-Each sweep is a real ``isarcasm reproduce`` process (1 model x 4 seeds, 1 epoch, random embeddings,
+Each sweep is a real ``isarcasm reproduce`` process (1 model x 3 seeds, 1 epoch, random embeddings,
 the toy corpus), so the kill lands wherever it lands: between runs, or inside one.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from processes import start, wait_for_the_group_to_end
 
-SEEDS = 4
+SEEDS = 3
 RESULTS = "toy-epochs-1-embeddings-random.json"
 
 

@@ -17,7 +17,7 @@ def reproduce(tmp_path, experiment, folder: str, jobs: int):
     return result, json.loads((tmp_path / folder / "results/toy-quick-embeddings-random.json").read_text())
 
 
-def test_two_jobs_give_the_numbers_of_one(tmp_path):
+def test_two_jobs_give_the_numbers_of_one(tmp_path, monkeypatch):
     corpus = write_corpus(tmp_path / "toy.csv")
     experiment = tmp_path / "toy.toml"
     experiment.write_text("name = 'toy'\n" + "".join(f"[[cells]]\ncorpus = '{corpus}'\nmodel = '{model}'\n"
@@ -31,6 +31,12 @@ def test_two_jobs_give_the_numbers_of_one(tmp_path):
         sweeps = {json.dumps(json.loads(config.read_text())["sweep"], sort_keys=True)
                   for config in (tmp_path / folder / "runs").rglob("config.json")}
         assert len(sweeps) == 1 and json.loads(sweeps.pop())["jobs"] == jobs
+    from experiments.runs.many import scheduler
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("workers were started for runs that are all stored")
+
+    monkeypatch.setattr(scheduler, "ProcessPoolExecutor", no_workers)
     again, _ = reproduce(tmp_path, experiment, "two", jobs=2)
     assert again.output.count("2 reused") == 2
 
