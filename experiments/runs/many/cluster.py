@@ -45,7 +45,7 @@ from pathlib import Path
 from embeddings.vectors import RANDOM, WORD2VEC, load_vectors
 from experiments.runs.one import provenance
 from experiments.runs.console import set_up_worker_console
-from experiments.runs.many.scheduler import RunTask, by_cost, produce, worker_environment
+from experiments.runs.many.scheduler import RunTask, by_cost, produce, report_stored, worker_environment
 from experiments.runs.one.store import RunFiles, RunResult, RunStore, refuse_other_run, writable_folder
 from experiments.runs.one.training import Resources, data_checksums, expected_hash, train_detached
 from preprocessing.errors import IsarcasmError
@@ -100,16 +100,13 @@ class RayExecutor:
             finished: Callable[[int, RunResult], None]) -> None:
         ray = import_ray()
         todo = []
-        for index, task in enumerate(tasks):
+        for index in report_stored(tasks, datasets, finished):
+            task = tasks[index]
             if not task.kind.detached:  # it reads files of this machine: produced here
                 finished(index, produce(task.with_verbose(self.verbose), datasets[task.spec.corpus]))
                 continue
-            config_hash = expected_hash(task.spec, datasets[task.spec.corpus], task.data_dir)
-            done = None if task.options.force else RunStore.lookup(task.place, config_hash)
-            if done:
-                finished(index, done)
-                continue
             # A place the run may not take (another configuration's finished run) fails now, not after training.
+            config_hash = expected_hash(task.spec, datasets[task.spec.corpus], task.data_dir)
             refuse_other_run(task.place.directory, config_hash, task.options.force)
             writable_folder(task.place.directory.parent, "the run store's folder")
             todo.append(index)

@@ -140,8 +140,8 @@ def produce(task: RunTask, dataset: Dataset) -> RunResult:
 def report_stored(tasks: list[RunTask], datasets: dict[str, Dataset],
                   finished: Callable[[int, RunResult], None]) -> list[int]:
     """Report through ``finished`` each task whose run is stored already (unless forced); the indices of the
-    others.  A resumed ``--jobs N`` sweep so starts workers only for the runs it lacks, and none (N TensorFlow
-    processes, seconds each to start) where it has them all."""
+    others.  The one lookup of both executors: a resumed sweep so starts workers (``--jobs N``: N TensorFlow
+    processes, seconds each to start) or Ray only for the runs it lacks, and none where it has them all."""
     todo = []
     for index, task in enumerate(tasks):
         spec = task.spec
