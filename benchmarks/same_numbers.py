@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 
 from experiments.reports.format import markdown_table
+from experiments.reports.table import run_ids
 
 
 def by_cell(result: dict) -> dict[tuple[str, str], dict]:
@@ -29,30 +30,39 @@ def by_cell(result: dict) -> dict[tuple[str, str], dict]:
 
 
 def run_pairs(cell: dict, other: dict):
-    """(seed, index in cell, index in other) for the seeds both cells ran."""
-    where = {seed: i for i, seed in enumerate(other["seeds"])}
-    return [(seed, i, where[seed]) for i, seed in enumerate(cell["seeds"]) if seed in where]
+    """(run, index in cell, index in other) for the runs both cells have, a run named by its seed and fold: a
+    cell of folds holds one value per fold and seed, so pairing by seed alone compared the first fold's runs
+    only, and those by position."""
+    where = {run: j for j, run in enumerate(_runs(other))}
+    return [(run, i, where[run]) for i, run in enumerate(_runs(cell)) if run in where]
+
+
+def _runs(cell: dict) -> list[tuple[int, int | None]]:
+    """(seed, fold) of each run (``run_ids``, or the runs' paths); a cell whose runs name no seed, one per seed."""
+    ids = run_ids(cell)
+    return ids if ids and all(seed is not None for seed, _ in ids) else [(seed, None) for seed in cell["seeds"]]
 
 
 def same_predictions(runs_a: Path, runs_b: Path, run: str) -> bool | None:
     """Whether the run's predictions.tsv is byte-identical in both stores (None when either is missing)."""
     parts = Path(run).parts
-    seed = max(i for i, part in enumerate(parts) if part.startswith("seed-"))
-    relative = Path(*parts[seed - 3:])  # <experiment>/<corpus>/<model>/seed-N[/fold-K], as in every store
+    model = max(i for i, part in enumerate(parts) if part.startswith("seed-")) - 1
+    model -= parts[model].startswith("fold-")
+    relative = Path(*parts[model - 2:])  # <experiment>/<corpus>/<model>[/fold-K]/seed-N, as in every store
     files = [root / relative / "predictions.tsv" for root in (runs_a, runs_b)]
     if not all(f.is_file() for f in files):
         return None
     return files[0].read_bytes() == files[1].read_bytes()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
     parser.add_argument("--runs-a", type=Path, help="run store of BEFORE (its --output-dir)")
     parser.add_argument("--runs-b", type=Path, help="run store of AFTER")
     parser.add_argument("--metric", default="f1_sarcastic")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     before, after = (by_cell(json.loads(path.read_text())) for path in (args.before, args.after))
     rows, changed_cells, changed_runs, total = [], 0, 0, 0
     for key in sorted(before.keys() & after.keys()):
@@ -61,7 +71,7 @@ def main() -> None:
         same = epochs = 0
         delta = 0.0
         identical = []
-        for seed, i, j in pairs:
+        for _, i, j in pairs:
             values_equal = all(a["metrics"][m]["values"][i] == b["metrics"][m]["values"][j]
                                for m in a["metrics"] if m in b["metrics"])
             epoch_equal = a["selected_epochs"][i] == b["selected_epochs"][j]

@@ -1,0 +1,56 @@
+"""benchmarks/same_numbers.py: runs are paired by seed and fold, and predictions files found in both stores.
+
+Tiny results files built here: a cell of two folds by two seeds (runs stored fold-major, as a
+reproduction stores them), compared with itself, with one run of the second fold changed, and
+with its runs listed in another order.
+"""
+import json
+
+from locations import benchmark_script
+from markdown_tables import unpadded
+
+from experiments.runs.one.metrics import summary_stats
+
+RUNS = [(fold, seed) for fold in (1, 2) for seed in (0, 1)]
+
+
+def results(values, runs=RUNS):
+    cell = {"corpus": "mustard", "model": "lstm", "seeds": [0, 1],
+            "runs": [f"runs/dialogue/mustard/lstm/fold-{fold}/seed-{seed}" for fold, seed in runs],
+            "metrics": {"f1_sarcastic": summary_stats(values)}, "selected_epochs": [3] * len(values)}
+    return {"kind": "table", "experiment": "dialogue", "cells": [cell]}
+
+
+def compare(tmp_path, capsys, before, after, *options):
+    paths = []
+    for name, result in (("before", before), ("after", after)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(result))
+    benchmark_script("same_numbers").main(list(map(str, [*paths, *options])))
+    return unpadded(capsys.readouterr().out)
+
+
+def test_a_changed_run_in_a_later_fold_is_counted(tmp_path, capsys):
+    before = results([0.5, 0.6, 0.7, 0.8])
+    assert "runs: 0 of 4" in compare(tmp_path, capsys, before, before)
+    out = compare(tmp_path, capsys, before, results([0.5, 0.6, 0.7, 0.9]))
+    assert "runs: 1 of 4" in out and "| 0.1000 |" in out
+
+
+def test_runs_are_paired_by_fold_and_seed_not_by_position(tmp_path, capsys):
+    before = results([0.5, 0.6, 0.7, 0.8])
+    reordered = results([0.5, 0.7, 0.6, 0.8], runs=[(1, 0), (2, 0), (1, 1), (2, 1)])
+    assert "runs: 0 of 4" in compare(tmp_path, capsys, before, reordered)
+    fewer_seeds = results([0.5, 0.7], runs=[(1, 0), (2, 0)])
+    assert "runs: 0 of 2" in compare(tmp_path, capsys, before, fewer_seeds)
+
+
+def test_predictions_of_fold_runs_are_found_in_both_stores(tmp_path, capsys):
+    for store, text in (("a", "id\tp\n1\t0.5\n"), ("b", "id\tp\n1\t0.25\n")):
+        for fold, seed in RUNS:
+            run = tmp_path / store / "dialogue" / "mustard" / "lstm" / f"fold-{fold}" / f"seed-{seed}"
+            run.mkdir(parents=True)
+            (run / "predictions.tsv").write_text(text if (fold, seed) == (2, 1) else "same\n")
+    before = results([0.5, 0.6, 0.7, 0.8])
+    out = compare(tmp_path, capsys, before, before, "--runs-a", tmp_path / "a", "--runs-b", tmp_path / "b")
+    assert out.splitlines()[2].endswith("| 3 of 4 |")
