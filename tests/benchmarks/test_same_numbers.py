@@ -6,6 +6,8 @@ with its runs listed in another order.
 """
 import json
 
+import pytest
+
 from locations import benchmark_script
 from markdown_tables import unpadded
 
@@ -54,3 +56,10 @@ def test_predictions_of_fold_runs_are_found_in_both_stores(tmp_path, capsys):
     before = results([0.5, 0.6, 0.7, 0.8])
     out = compare(tmp_path, capsys, before, before, "--runs-a", tmp_path / "a", "--runs-b", tmp_path / "b")
     assert out.splitlines()[2].endswith("| 3 of 4 |")
+
+
+def test_values_that_do_not_match_the_runs_are_refused(tmp_path, capsys):
+    before = results([0.5, 0.6, 0.7, 0.8])
+    one_failed = {**before, "cells": [{**before["cells"][0], "runs": [], "selected_epochs": [3, 3, 3]}]}
+    with pytest.raises(SystemExit, match="3 runs' values for 2 named runs"):
+        compare(tmp_path, capsys, before, one_failed)
