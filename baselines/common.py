@@ -80,11 +80,6 @@ def masked_lstm(config: ModelConfig, name: str, return_sequences: bool = False) 
     return lstm(config.hidden, return_sequences=return_sequences, use_cudnn=False, name=name)
 
 
-def main_output(outputs):
-    """The main head's probabilities from a model's outputs (a dict when it has auxiliary heads)."""
-    return outputs[MAIN_OUTPUT] if isinstance(outputs, dict) else outputs
-
-
 def check_matrix(matrix: np.ndarray | None, config: ModelConfig) -> None:
     expected = (config.vocab_size, config.embedding_dim)
     if matrix is not None and tuple(np.shape(matrix)) != expected:

@@ -18,6 +18,11 @@ MAIN_OUTPUT = "label"
 INITIAL_STATES = ("zeros", "random")
 
 
+def main_output(outputs):
+    """The main head's probabilities from a model's outputs (a dict when it has auxiliary heads)."""
+    return outputs[MAIN_OUTPUT] if isinstance(outputs, dict) else outputs
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     vocab_size: int
@@ -45,7 +50,7 @@ class ModelConfig:
     #: Extra softmax outputs ``{name: classes}`` beside the main one (multi-task training).
     aux_heads: dict[str, int] = field(default_factory=dict)
     #: Length of the dialogue-context input; 0: the model reads the text alone
-    #: (see :func:`baselines.registry.build_model`).
+    #: (see :func:`baselines.building.build_model`).
     context_len: int = 0
     #: Every LSTM's initial state: "zeros", or "random": uniform in ±0.01, drawn anew for every batch, in
     #: training and prediction alike (:class:`baselines.layers.RandomStateLSTM`).

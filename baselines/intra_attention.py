@@ -2,7 +2,8 @@
 
 v_a (intra-attentive tweet vector) and v_l (last LSTM state) are combined as
 v = ReLU(W_z [v_a; v_l] + b_z), then classified.  The two models differ only
-in how a word pair is scored (:mod:`baselines.layers`).
+in how a word pair is scored (:mod:`baselines.layers`).  Their names and traits are
+declared in :mod:`baselines.catalogue`.
 """
 from __future__ import annotations
 
@@ -11,10 +12,6 @@ from keras import layers
 from .common import Encoded, masked_lstm
 from .config import ModelConfig
 from .layers import IntraAttention, MultiIntraAttention, SingleIntraAttention
-from .registry import register_model
-
-PAPER = "Tay et al. 2018"
-
 
 def intra_attention_features(encoded: Encoded, config: ModelConfig, attention: IntraAttention):
     intra = attention(encoded.embedded)
@@ -23,13 +20,9 @@ def intra_attention_features(encoded: Encoded, config: ModelConfig, attention: I
     return layers.Dense(config.hidden, activation="relu", name="projection")(joined)
 
 
-@register_model("siarn", paper=f"SIARN, single-dimensional intra-attention ({PAPER})", cost=1.7,
-                pairwise=True)
 def siarn(encoded: Encoded, config: ModelConfig):
     return intra_attention_features(encoded, config, SingleIntraAttention(name="intra_attention"))
 
 
-@register_model("miarn", paper=f"MIARN, multi-dimensional intra-attention ({PAPER})", cost=2.3,
-                pairwise=True)
 def miarn(encoded: Encoded, config: ModelConfig):
     return intra_attention_features(encoded, config, MultiIntraAttention(config.k, name="intra_attention"))

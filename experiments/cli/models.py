@@ -24,7 +24,7 @@ def _size_options(func):
 
 
 def _config(vocab_size: int, max_len: int, lexicon_dim: int | None):
-    from baselines import ModelConfig  # loads TensorFlow: only when a model is needed
+    from baselines import ModelConfig  # with installed plugins: imported where used
 
     return ModelConfig(vocab_size=vocab_size, max_len=max_len, lexicon_dim=lexicon_dim or _all_lexicons_width())
 

@@ -66,7 +66,7 @@ class BenchCell:
 
 def classic_models(exclude: str | None = None) -> list[str]:
     """The built-in models (not plugins), without ``exclude``."""
-    from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
+    from baselines.plugins import origin  # with installed plugins: imported where used
     from baselines.registry import MODELS
 
     return [name for name in MODELS.names() if origin(name) is None and name != exclude]
@@ -103,7 +103,7 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
     ``command``: how the commands suggested for missing runs start and end (``isarcasm`` and global
     options, then the training options to repeat so they make runs of the same protocol).
     """
-    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+    from baselines.registry import MODELS  # with installed plugins: imported where used
 
     model, experiments, against, seeds, corpora = (request.model, request.experiments, request.against,
                                                    request.seeds, request.corpora)

@@ -42,7 +42,7 @@ def register_entrant(name: str, estimator: str | None = None, predictions: str |
     """Make ``name`` an entrant: the scikit-learn estimator of file ``estimator``, the prediction
     files of folder ``predictions`` or the Keras model that file ``keras_model`` builds (``benchmark
     NAME --estimator FILE.py`` / ``--predictions DIR`` / ``--keras-model FILE.py``)."""
-    from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
+    from baselines.registry import MODELS  # with installed plugins: imported where used
 
     given = {"--estimator FILE.py": estimator, "--predictions DIR": predictions, "--keras-model FILE.py": keras_model}
     if sum(bool(value) for value in given.values()) > 1:

@@ -167,7 +167,7 @@ class Settings:
         than failing after the other models' runs; none left is an error.  An unknown name is an
         error here too.
         """
-        from baselines.registry import MODELS  # loads TensorFlow: only when a study runs
+        from baselines.registry import MODELS  # with installed plugins: imported where used
 
         specs = [MODELS.get(model) for model in models]
         if self.train_for(protocol).context == "none":

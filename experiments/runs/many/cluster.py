@@ -239,7 +239,7 @@ def _result(ray, ref, task: RunTask, retries: int) -> RunFiles:
 
 def _put_shared(ray, tasks: list[RunTask], datasets: dict[str, Dataset]) -> dict:
     """Everything tasks share, each in the object store once: corpora, checksums, vectors, lexicons."""
-    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+    from baselines.registry import MODELS  # with installed plugins: imported where used
 
     corpora = {name: ray.put(datasets[name]) for name in dict.fromkeys(t.spec.corpus for t in tasks)}
     checksums = {}
@@ -259,7 +259,7 @@ def _put_shared(ray, tasks: list[RunTask], datasets: dict[str, Dataset]) -> dict
 
 
 def _plugin_sources() -> tuple[tuple[str, bytes], ...]:
-    from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
+    from baselines.plugins import plugin_files  # with installed plugins: imported where used
 
     return tuple((Path(path).name, Path(path).read_bytes()) for path in plugin_files())
 
@@ -283,7 +283,7 @@ def _train_on_node(task: RunTask, dataset: Dataset, checksums: dict[str, str], v
 def _load_plugins(sources: tuple[tuple[str, bytes], ...]) -> None:
     """The driver's plugin files, written once per worker under their own names, then loaded (a
     file's sha256 and name are its origin, so its runs get the same configuration hash)."""
-    from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
+    from baselines.plugins import load_plugins  # with installed plugins: imported where used
 
     paths = []
     for name, source in sources:

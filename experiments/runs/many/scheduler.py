@@ -86,7 +86,7 @@ class Trained:
 
     def cost(self, spec: RunSpec, dataset: Dataset) -> float:
         """The model's relative cost (``ModelSpec.cost``) times its training examples and epochs."""
-        from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+        from baselines.registry import MODELS  # with installed plugins: imported where used
 
         return MODELS.get(spec.model).cost * spec.training_examples(dataset) * spec.train.epochs
 
@@ -218,7 +218,7 @@ class LocalExecutor:
         todo = set(report_stored(tasks, datasets, finished))
         if not todo:
             return
-        from baselines.plugins import plugin_files  # loads TensorFlow: only when a model is needed
+        from baselines.plugins import plugin_files  # with installed plugins: imported where used
 
         threads = max(1, cores() // jobs)
         pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
@@ -272,7 +272,7 @@ def _start_worker(threads: int, plugins: list[str], parent: int) -> None:
     end_with_parent(parent)
     os.environ.update(worker_environment(threads))
     set_up_worker_console()
-    from baselines.plugins import load_plugins  # loads TensorFlow: only when a model is needed
+    from baselines.plugins import load_plugins  # with installed plugins: imported where used
 
     load_plugins(plugins)
 

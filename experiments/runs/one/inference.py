@@ -73,7 +73,7 @@ class TrainedRun:
         Evaluations, whose numbers are reported, keep the full-length batches.  Non-finite
         probabilities (a plugin's NaN output) are refused in one line, never scored or printed.
         """
-        from baselines import main_output  # loads TensorFlow: only when a model is needed
+        from baselines import main_output  # with installed plugins: imported where used
         from baselines.batching import predict_by_length  # the same: only when a model is needed
 
         inputs = self.inputs.build(texts, contexts)

@@ -370,7 +370,7 @@ def _mismatch(entry: dict, dataset: Dataset, data_dir: Path) -> str | None:
 def _against_local(config: dict, dataset: Dataset, data_dir: Path) -> tuple[Splits, str | None]:
     """The splits of the run ``config`` describes on the local data, and what differs between its
     configuration and the one the local data gives (None when its hash is the same)."""
-    from experiments.runs.one.training import data_checksums, run_config  # loads TensorFlow (the model registry)
+    from experiments.runs.one.training import data_checksums, run_config  # the training path: imported where used
 
     spec = spec_of(config)
     splits = make_splits(dataset, spec.seed, spec.train.validation_fraction, spec.train.max_train, spec.fold)

@@ -13,8 +13,7 @@ import keras
 import numpy as np
 
 from baselines.batching import predict_rows
-from baselines.common import main_output
-from baselines.config import MAIN_OUTPUT
+from baselines.config import MAIN_OUTPUT, main_output
 from experiments.runs.one.metrics import NonFinite, main_metric_for, require_finite
 from experiments.runs.one.trajectory import Trajectory, choose, validation_f1
 

@@ -115,7 +115,7 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
     so a run of an edited plugin is never taken for the old one.  ``data_sha256``: the data
     files' checksums (:func:`data_checksums`, or taken on the driver for a run on another machine).
     """
-    from baselines.plugins import origin  # loads TensorFlow: only when a model is needed
+    from baselines.plugins import origin  # with installed plugins: imported where used
     from baselines.registry import MODELS
 
     model, seed, fold, train = run.model, run.seed, run.fold, run.train
@@ -259,7 +259,7 @@ def run_inputs(run: RunSpec, dataset: Dataset, data_dir: Path) -> "_Data":
 
 def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources | None = None) -> "_Plan":
     """Settle a run before training: its splits, configuration and hash."""
-    from baselines.registry import MODELS  # loads TensorFlow: only when a model is needed
+    from baselines.registry import MODELS  # with installed plugins: imported where used
 
     spec, train = MODELS.get(run.model), run.train
     published = published_splits(run, dataset)
@@ -326,7 +326,7 @@ class _Data:
 
 def _inputs(plan: _Plan) -> _Data:
     """Fit the inputs on the training split and build every split's inputs and targets."""
-    from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
+    from baselines.config import MAIN_OUTPUT  # with installed plugins: imported where used
 
     dataset, spec, splits, train, preprocess = plan.dataset, plan.spec, plan.splits, plan.train, plan.preprocess
     parts = {"train": _long_enough(plan), "validation": splits.validation, "test": splits.test}
@@ -481,7 +481,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     import keras  # loads TensorFlow: only when a model is needed
 
     from baselines.batching import cut_inputs
-    from baselines.config import MAIN_OUTPUT
+    from baselines.config import MAIN_OUTPUT  # with installed plugins: imported where used
     from experiments.runs.one.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
 
     train, fast = plan.train, plan.train.engine == "fast"
@@ -567,7 +567,7 @@ def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
-    from baselines import main_output  # loads TensorFlow: only when a model is needed
+    from baselines import main_output  # with installed plugins: imported where used
     from baselines.batching import predict_rows
 
     dataset, train, multi_label, network = plan.dataset, plan.train, plan.dataset.multi_label, built.network
@@ -635,7 +635,7 @@ def class_weights(labels: list[int], num_classes: int) -> dict[int, float]:
 def main_head_names(history: dict) -> dict:
     """Keras logs a multi-task model's main head as ``label_f1``/``val_label_f1``: store them as
     ``f1``/``val_f1``, the names every run's history uses (the per-head losses keep theirs)."""
-    from baselines.config import MAIN_OUTPUT  # loads TensorFlow: only when a model is needed
+    from baselines.config import MAIN_OUTPUT  # with installed plugins: imported where used
 
     prefix = f"{MAIN_OUTPUT}_f1"
     return {key.replace(prefix, "f1") if key.endswith(prefix) else key: values for key, values in history.items()}

@@ -140,10 +140,12 @@ def test_sigterm_ends_the_workers_too_in_one_line(sweep, tmp_path, jobs, signum)
 
 def test_sigkill_of_the_command_ends_its_workers_too(sweep, tmp_path):
     """SIGKILL runs no handler of the command: the workers end with it by themselves (a parent-death
-    signal), the pool's resource tracker with them, within seconds; no run is written after."""
+    signal), the pool's resource tracker with them, within seconds; no run is written after.  The command
+    itself only plans, stores and reports: it never loads TensorFlow (its workers do)."""
     store = tmp_path / "killed"
     process = start([*sweep("killed"), "--jobs", "2"], tmp_path)
     wait_for_finished_runs(store, process, 1)
+    assert "tensorflow" not in Path(f"/proc/{process.pid}/maps").read_text(), "the command loaded TensorFlow"
     process.kill()
     process.wait()
     wait_for_the_group_to_end(process.pid, 10)
