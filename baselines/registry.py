@@ -1,8 +1,8 @@
 """The model registry: every model is one :class:`ModelSpec`, found by name.
 
 The registry itself imports no Keras (nor TensorFlow), so a command that only
-plans, names or looks up runs (a ``--jobs N`` sweep's parent process, ``isarcasm
-runs``) never loads it.  The built-in models are declared in
+plans, names or looks up runs (a ``--jobs N`` sweep's parent process) never
+loads it.  The built-in models are declared in
 :mod:`baselines.catalogue`, their builders named by import path and imported
 when a model is built (:mod:`baselines.building`).  A builder is
 ``builder(encoded: Encoded, config: ModelConfig) -> features``: it writes only
