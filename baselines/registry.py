@@ -19,7 +19,7 @@ model with the decorator::
 """
 from __future__ import annotations
 
-import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -73,10 +73,7 @@ class ModelSpec:
 
     def build_function(self) -> Callable:
         """The builder itself; a built-in model's module (and so Keras) is imported here."""
-        if not self.builtin:
-            return self.builder
-        module, function = self.builder.split(":")
-        return getattr(importlib.import_module(module), function)
+        return pkgutil.resolve_name(self.builder) if self.builtin else self.builder
 
     def resolve(self, config: ModelConfig) -> ModelConfig:
         """``config`` with the model's defaults filled in."""
@@ -90,11 +87,11 @@ def register_model(name: str, paper: str, **traits):
     """Decorator registering an encoder builder as model ``name``; returns the builder unchanged.
     ``traits`` are :class:`ModelSpec`'s other fields (``inputs``, ``dropout``, ``multitask``, ``cost``,
     ``pairwise``), each with its default when left out."""
-    traits["inputs"] = tuple(traits.get("inputs", ("tokens",)))
-    ModelSpec(name, paper, "", **traits)  # the traits are checked before the decorated function is defined
+    # Checked here, before any builder is given: the builder stands in as an empty path until then.
+    spec = ModelSpec(name, paper, "", **{**traits, "inputs": tuple(traits.get("inputs", ("tokens",)))})
 
     def decorate(builder: Callable) -> Callable:
-        MODELS.add(name, ModelSpec(name, paper, builder, **traits))
+        MODELS.add(name, replace(spec, builder=builder))
         return builder
 
     return decorate
