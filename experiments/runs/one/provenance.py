@@ -111,6 +111,8 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
     Same seed, same code and same packages still give different weights on another CPU:
     TensorFlow's kernels pick their blocking and instructions from the processor, so
     floating-point sums are taken in another order (a CNN's selected epoch can move).
+    A virtual machine may show one name for several processor generations ("AMD EPYC"
+    for three here, whose digits differ), so the family, model and stepping are kept too.
     """
     info = {"platform": platform.machine(), "cpu": platform.processor() or "unknown", "cores": os.cpu_count()}
     try:
@@ -120,6 +122,9 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
     fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
     fields = {key.strip(): value.strip() for key, value in fields.items()}
     info["cpu"] = fields.get("model name", info["cpu"])
+    cpu_id = " ".join(f"{key} {fields[key]}" for key in ("cpu family", "model", "stepping") if key in fields)
+    if cpu_id:
+        info["cpu_id"] = cpu_id
     info["vector_isa"] = sorted(flag for flag in fields.get("flags", "").split()
                                 if flag.startswith(("avx", "amx", "fma")))
     return info
@@ -180,17 +185,27 @@ def run_origins(runs) -> list[dict]:
     """How many of the runs behind a results file were trained at each commit on each CPU.
 
     A reused run keeps the provenance of the session that trained it, which can differ from
-    the commit and machine of the command that collected it into a table.
+    the commit and machine of the command that collected it into a table.  A CPU is told apart
+    by its name, its family/model/stepping and its vector instructions, as far as the run
+    recorded them: one name can cover processors that give different digits (:func:`machine`).
     """
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple, int] = {}
     for run in dict.fromkeys(str(run) for run in runs):
         try:
             config = json.loads((Path(run) / "config.json").read_text())
         except (OSError, ValueError):
             config = {}
-        key = (config.get("git_commit", "unknown"), config.get("machine", {}).get("cpu", "not recorded"))
+        cpu = config.get("machine", {})
+        key = (config.get("git_commit", "unknown"), cpu.get("cpu", "not recorded"), cpu.get("cpu_id", ""),
+               tuple(cpu.get("vector_isa", ())))
         counts[key] = counts.get(key, 0) + 1
-    return [{"git_commit": commit, "cpu": cpu, "runs": n} for (commit, cpu), n in sorted(counts.items())]
+    origins = []
+    for (commit, name, cpu_id, isa), n in sorted(counts.items()):
+        origin = {"git_commit": commit, "cpu": name}
+        origin.update({"cpu_id": cpu_id} if cpu_id else {})
+        origin.update({"vector_isa": list(isa)} if isa else {})
+        origins.append({**origin, "runs": n})
+    return origins
 
 
 @functools.cache

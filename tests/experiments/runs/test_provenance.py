@@ -11,11 +11,17 @@ from experiments.runs.one import provenance
 from preprocessing import checksums as checksum_cache
 
 CPUINFO = """processor\t: 0
+cpu family\t: 25
+model\t\t: 17
 model name\t: Example CPU 9000
+stepping\t: 1
 flags\t\t: fpu sse sse2 avx avx2 fma avx512f avx512_vnni amx_tile rdrand
 
 processor\t: 1
+cpu family\t: 25
+model\t\t: 17
 model name\t: Example CPU 9000
+stepping\t: 1
 flags\t\t: fpu sse sse2 avx avx2 fma avx512f avx512_vnni amx_tile rdrand
 """
 
@@ -24,6 +30,7 @@ def test_machine_names_the_cpu_and_its_vector_instructions(tmp_path):
     (tmp_path / "cpuinfo").write_text(CPUINFO)
     info = provenance.machine(tmp_path / "cpuinfo")
     assert info["cpu"] == "Example CPU 9000"
+    assert info["cpu_id"] == "cpu family 25 model 17 stepping 1"
     assert info["vector_isa"] == ["amx_tile", "avx", "avx2", "avx512_vnni", "avx512f", "fma"]
     assert info["cores"] >= 1
 
@@ -33,13 +40,13 @@ def test_machine_without_cpuinfo_still_says_what_python_knows(tmp_path):
     assert "vector_isa" not in info and info["cpu"] and info["platform"]
 
 
-def run(path, commit=None, cpu=None):
+def run(path, commit=None, cpu=None, **machine):
     path.mkdir(parents=True)
     config = {"seed": 0}
     if commit:
         config["git_commit"] = commit
     if cpu:
-        config["machine"] = {"cpu": cpu}
+        config["machine"] = {"cpu": cpu, **machine}
     (path / "config.json").write_text(json.dumps(config))
     return path
 
@@ -54,6 +61,19 @@ def test_run_origins_count_each_run_once_by_commit_and_cpu(tmp_path):
                        {"git_commit": "c1", "cpu": "Example CPU 9000", "runs": 2},
                        {"git_commit": "c2", "cpu": "Other CPU", "runs": 1},
                        {"git_commit": "unknown", "cpu": "not recorded", "runs": 1}]
+
+
+def test_run_origins_tell_apart_processors_sharing_a_name(tmp_path):
+    """A virtual machine showed "AMD EPYC" for three processor generations whose digits differ."""
+    zen5 = {"cpu_id": "cpu family 26 model 2 stepping 1", "vector_isa": ["avx512_vp2intersect", "avx512f"]}
+    zen4 = {"cpu_id": "cpu family 25 model 17 stepping 1", "vector_isa": ["avx512f"]}
+    runs = [run(tmp_path / "a", "c1", "AMD EPYC", **zen5), run(tmp_path / "b", "c1", "AMD EPYC", **zen4),
+            run(tmp_path / "c", "c1", "AMD EPYC", **zen4),
+            run(tmp_path / "old", "c1", "AMD EPYC", vector_isa=["avx", "avx2"])]  # before the family was recorded
+    assert provenance.run_origins(runs) == [
+        {"git_commit": "c1", "cpu": "AMD EPYC", "vector_isa": ["avx", "avx2"], "runs": 1},
+        {"git_commit": "c1", "cpu": "AMD EPYC", **zen4, "runs": 2},
+        {"git_commit": "c1", "cpu": "AMD EPYC", **zen5, "runs": 1}]
 
 
 def flip_labels(path):
