@@ -130,6 +130,22 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
     return info
 
 
+def cpu_difference(recorded: dict, here: dict | None = None) -> str:
+    """How the CPU a run recorded (its ``machine``) differs from this one, in a few words; ``""`` when
+    nothing either record holds differs.  A run's digits depend on the CPU (:func:`machine`), so a
+    command that retrains shipped runs says first whether it can expect their digits."""
+    here = machine() if here is None else here
+    if not recorded:
+        return "not recorded there"
+    differences = [f"{recorded[key]} there, {here[key]} here" for key in ("cpu", "cpu_id")
+                   if recorded.get(key) and here.get(key) and recorded[key] != here[key]]
+    if "vector_isa" in recorded and "vector_isa" in here:
+        there, local = set(recorded["vector_isa"]), set(here["vector_isa"])
+        differences += [f"{', '.join(sorted(flags))} only {where}"
+                        for flags, where in ((there - local, "there"), (local - there, "here")) if flags]
+    return "; ".join(differences)
+
+
 def record() -> dict:
     """What every results and run file records beside its numbers: commit, packages, machine, command,
     and the sweep it belongs to (:func:`sweep`)."""

@@ -76,6 +76,18 @@ def test_run_origins_tell_apart_processors_sharing_a_name(tmp_path):
         {"git_commit": "c1", "cpu": "AMD EPYC", **zen5, "runs": 1}]
 
 
+def test_cpu_difference_names_what_differs_and_nothing_when_alike():
+    zen5 = {"cpu": "AMD EPYC", "vector_isa": ["avx512_vp2intersect", "avx512f", "avx_vnni"]}
+    zen4 = {"cpu": "AMD EPYC", "cpu_id": "cpu family 25 model 17 stepping 1", "vector_isa": ["avx512f"]}
+    assert provenance.cpu_difference(zen4, dict(zen4)) == ""
+    assert provenance.cpu_difference(zen5, zen4) == "avx512_vp2intersect, avx_vnni only there"
+    assert provenance.cpu_difference({**zen4, "cpu_id": "cpu family 26 model 2 stepping 0"}, zen4) == (
+        "cpu family 26 model 2 stepping 0 there, cpu family 25 model 17 stepping 1 here")
+    assert provenance.cpu_difference({"cpu": "Intel Xeon", "vector_isa": ["avx2"]}, zen4) == (
+        "Intel Xeon there, AMD EPYC here; avx2 only there; avx512f only here")
+    assert provenance.cpu_difference({}, zen4) == "not recorded there"
+
+
 def flip_labels(path):
     """Every label of a toy corpus file flipped in place, with its size and mtime kept."""
     stat = path.stat()

@@ -303,7 +303,21 @@ def test_verify_retrains_a_sample_and_finds_it_the_same_to_the_last_digit(shippe
                   "--reference-dir", str(root / "ref"), "--split-col", "split")
     assert checked.exit_code == 0, checked.output
     assert "the same to the last digit" in checked.output and "1 of 1 retrained runs repeat" in checked.output
+    assert "trained on a CPU like this one" in checked.output
     assert len(list((root / "check" / ".reference-check" / "toy" / "toy" / "cnn").glob("seed-*"))) == 1
+
+
+def test_verify_says_first_when_the_shipped_runs_come_from_another_cpu(shipped, monkeypatch):
+    """Shipped runs trained on another CPU need not repeat to the last digit: verify says so before its verdicts."""
+    from experiments.runs.one import provenance
+
+    root, _ = shipped
+    here = provenance.machine()
+    monkeypatch.setattr(provenance, "machine", lambda: {**here, "vector_isa": [*here.get("vector_isa", []), "avx_new"]})
+    checked = cli(root, "runs", "verify", "toy", "--sample", "1", "--seed", "3", "--output-dir", str(root / "check2"),
+                  "--reference-dir", str(root / "ref"), "--split-col", "split")
+    assert checked.exit_code == 0, checked.output
+    assert "not trained on a CPU known to be like this one (avx_new only here)" in checked.output
 
 
 def test_a_run_that_differs_is_said_to_differ(shipped):
