@@ -89,7 +89,7 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     checked = spot_check(experiment, sample, settings, seed)
     differences = sorted({provenance.cpu_difference(read_json(Path(run["shipped"]) / CONFIG).get("machine", {}))
                           for run in checked})
-    click.echo("the shipped runs were trained on a CPU like this one (name, model and vector instructions)"
+    click.echo("the shipped runs were trained on a CPU like this one (name, vector instructions, model where recorded)"
                if differences == [""] else "the shipped runs were not trained on a CPU known to be like this one "
                f"({' | '.join(filter(None, differences))}), so their digits need not repeat here")
     for run in checked:
