@@ -16,7 +16,7 @@ from experiments.cli.options import (
 )
 from experiments.runs.one import provenance
 from experiments.runs.one.reference import SHIPPED
-from experiments.runs.one.store import CONFIG, RunStore, read_json, safe_name, writable_folder
+from experiments.runs.one.store import RunStore, read_json, safe_name, writable_folder
 from experiments.studies.reference_set import export_results, spot_check
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
@@ -87,8 +87,8 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     settings = Settings(corpora_of(ctx), RunStore(writable_folder(Path(output_dir), "--output-dir")),
                         executor=executor_of(ctx.params), reference=reference_of(reference_dir))
     checked = spot_check(experiment, sample, settings, seed)
-    differences = sorted({provenance.cpu_difference(read_json(Path(run["shipped"]) / CONFIG).get("machine", {}))
-                          for run in checked})
+    here = provenance.machine()
+    differences = sorted({provenance.cpu_difference(run["machine"], here) for run in checked})
     click.echo("the shipped runs were trained on a CPU like this one (name, vector instructions, model where recorded)"
                if differences == [""] else "the shipped runs were not trained on a CPU known to be like this one "
                f"({' | '.join(filter(None, differences))}), so their digits need not repeat here")

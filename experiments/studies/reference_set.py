@@ -69,19 +69,21 @@ def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) 
     """Retrain ``sample`` of the reference runs behind results ``experiment`` (drawn with ``seed``) in
     ``<store>/.reference-check/``, each from its own configuration, and compare each with the shipped
     run (:func:`experiments.runs.one.reference.repeats`): a user can trust the set without retraining it all.
-    Each shipped run is verified against the local data first, as any use of it is."""
+    Each shipped run is verified against the local data first, as any use of it is.  Each result also holds
+    the CPU the shipped run recorded (``machine``), since a run repeats to the last digit only on a like CPU."""
     keys = settings.reference.keys(experiment)
     if not keys:
         raise IsarcasmError(f"the reference set {settings.reference.folder} holds no runs of '{experiment}' "
                             "(its runs are exported with `isarcasm runs export`)")
     chosen = sorted(random.Random(seed).sample(keys, min(sample, len(keys))))
     shipped = [settings.shipped(key, strict=True) for key in chosen]
-    specs = [spec_of(read_config(run)) for run in shipped]
+    configs = [read_config(run) for run in shipped]
+    specs = [spec_of(config) for config in configs]
     tasks = [RunTask(spec, RunPlace(settings.store.root / REFERENCE_CHECK / key), settings.corpora.data_dir,
                      tuple(sorted(settings.corpora.options(spec.corpus).items())))
              for key, spec in zip(chosen, specs)]
     results = run_tasks(tasks, {spec.corpus: settings.corpora.load(spec.corpus) for spec in specs}, settings.executor,
                         f"{experiment}: retraining {len(tasks)} reference run(s)")
-    return [{"key": key, "shipped": str(run), "retrained": str(result.directory),
+    return [{"key": key, "shipped": str(run), "retrained": str(result.directory), "machine": config.get("machine", {}),
              **(repeats(run, result.directory) if not result.failure else {"failed": result.failure})}
-            for key, run, result in zip(chosen, shipped, results)]
+            for key, run, config, result in zip(chosen, shipped, configs, results)]
