@@ -164,7 +164,46 @@ def comparison_markdown(base: dict, other: dict) -> str:
                              f"{y['mean']:.3f} ± {y['std']:.3f}", f"{y['mean'] - x['mean']:+.3f}",
                              *_paired(mine, their, metric)])
     lines += markdown_table(rows, ["corpus", "model", "metric", a, b, "Δ", "Δ paired", "higher in"])
+    lines += pooled_section(shared, base.get("shown_metrics", []), a, b)
     return "\n".join(lines) + "\n"
+
+
+def pooled_section(shared: list[tuple[dict, dict]], extra: list[str], base: str, other: str) -> list[str]:
+    """Whether a variant moves the cells together, seed by seed: per seed, the mean paired difference over every
+    compared cell (and fold), then the mean of those over the seeds that every cell pairs, with a sign-flip test
+    over the seeds (:func:`~experiments.reports.significance.sign_flip_test`).  The seed is the unit because a
+    seed's runs share nothing with another seed's, while a cell's runs share its test set; nothing when fewer
+    than two seeds pair."""
+    from experiments.reports.significance import sign_flip_test  # scipy: loaded only for a comparison
+
+    metrics = [m for m in dict.fromkeys(m for mine, _ in shared for m in shown_metrics(mine, extra))
+               if all(m in mine["metrics"] and m in their["metrics"] for mine, their in shared)]
+    rows = []
+    for metric in metrics:
+        per_seed = _per_seed_differences(shared, metric)
+        if len(per_seed) < 2:
+            continue
+        values = list(per_seed.values())
+        rows.append([metric, str(len(values)), f"{sum(values) / len(values):+.3f}",
+                     f"{sum(v > 0 for v in values)}/{len(values)}", f"{sign_flip_test(values):.3g}"])
+    if not rows:
+        return []
+    return ["", f"Pooled over the {len(shared)} cell(s) compared: per seed, the mean paired difference ({other} minus "
+            f"{base}) over the cells and folds; Δ pooled, its mean over the seeds every cell pairs; seeds higher, "
+            "how many of those means are above zero; p, a two-sided sign-flip test over the seeds (with n seeds no p "
+            "is below 2/2ⁿ).", "", *markdown_table(rows, ["metric", "seeds", "Δ pooled", "seeds higher", "p"])]
+
+
+def _per_seed_differences(shared: list[tuple[dict, dict]], metric: str) -> dict[int, float]:
+    """seed -> the mean of ``their - mine`` over every cell's runs of that seed (each fold once), for the seeds
+    that pair in every cell."""
+    per_cell = []
+    for mine, their in shared:
+        ours, theirs = _by_run(mine, metric), _by_run(their, metric)
+        per_cell.append({key: theirs[key] - ours[key] for key in ours if key[0] is not None and key in theirs})
+    seeds = set.intersection(*({seed for seed, _ in cell} for cell in per_cell))
+    return {seed: sum(d for cell in per_cell for (s, _), d in cell.items() if s == seed)
+            / sum(1 for cell in per_cell for s, _ in cell if s == seed) for seed in sorted(seeds)}
 
 
 def _failed_or_none(cell: dict) -> str:
@@ -195,16 +234,18 @@ def _paired(mine: dict, their: dict, metric: str) -> list[str]:
     """Of the n runs both cells have for the same seed and fold: the mean of ``their`` minus ``mine`` (the Δ of
     the same runs, which the difference of the means is not when the seeds differ) and 'k/n', the k where
     ``their`` scored higher; '—' for both when no run pairs."""
-    def by_run(cell):
-        ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
-        return dict(zip(ids, values)) if len(ids) == len(values) else {}
-
-    ours, theirs = by_run(mine), by_run(their)
+    ours, theirs = _by_run(mine, metric), _by_run(their, metric)
     shared = [key for key in ours if key[0] is not None and key in theirs]
     if not shared:
         return ["—", "—"]
     delta = sum(theirs[k] - ours[k] for k in shared) / len(shared)
     return [f"{delta:+.3f}", f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}"]
+
+
+def _by_run(cell: dict, metric: str) -> dict[tuple[int, int | None], float]:
+    """(seed, fold) -> the cell's value of ``metric`` in that run; empty when the runs cannot be told apart."""
+    ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
+    return dict(zip(ids, values)) if len(ids) == len(values) else {}
 
 
 def _seed_list(result: dict) -> str:

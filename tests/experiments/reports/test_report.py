@@ -230,3 +230,43 @@ def test_results_on_another_test_set_are_never_set_beside_the_paper_and_their_re
         "'t-test-texts-authors-length-rules' scores another test set (--test-texts authors-length-rules, a "
         "diagnostic): never set beside the paper; beside results on the published test split (report --against) its "
         "Δ is what those test texts weigh.")
+
+
+# --- a variant's pooled difference, seed by seed ---------------------------------------------------------------
+
+def test_the_sign_flip_test_counts_every_sign_pattern():
+    from itertools import product
+
+    from experiments.reports.significance import sign_flip_test
+
+    assert sign_flip_test([0.01] * 10) == pytest.approx(2 / 2**10)  # only all-plus and all-minus are as far
+    assert sign_flip_test([0.02, -0.02]) == 1.0
+    values = [0.03, -0.01, 0.02, 0.005, -0.004]
+    brute = sum(abs(sum(s * v for s, v in zip(signs, values))) >= abs(sum(values)) - 1e-12
+                for signs in product((1, -1), repeat=5)) / 2**5
+    assert sign_flip_test(values) == pytest.approx(brute)
+    assert sign_flip_test([0.01] * 20) < 1e-3  # drawn above 16 values, seeded
+    with pytest.raises(IsarcasmError, match="at least one"):
+        sign_flip_test([])
+
+
+def test_a_comparison_pools_the_cells_seed_by_seed_with_a_sign_flip_test():
+    def result(name, values_by_model):
+        out = result_with(values_by_model["lstm"], [])
+        out["experiment"] = name
+        cells = []
+        for model, values in values_by_model.items():
+            cell = {**result_with(values, [])["cells"][0], "model": model}
+            cell["run_ids"] = [{"seed": seed, "fold": None} for seed in range(len(values))]
+            cells.append(cell)
+        return {**out, "cells": cells}
+
+    base = result("k", {"lstm": [0.60, 0.70, 0.65], "cnn": [0.50, 0.55, 0.52]})
+    variant = result("k-context-all", {"lstm": [0.62, 0.74, 0.64], "cnn": [0.56, 0.57, 0.55]})
+    text = unpadded(comparison_markdown(base, variant))
+    # per seed, the mean of (variant - base) over both cells: +0.04, +0.03, +0.01; all three above zero, so
+    # only the all-plus and all-minus of 2**3 sign patterns are as far from zero: p 0.25
+    assert "| f1_sarcastic | 3 | +0.027 | 3/3 | 0.25 |" in text
+    assert "(k-context-all minus k)" in text
+    one_seed = result("k-context-all", {"lstm": [0.62], "cnn": [0.56]})
+    assert "Pooled over" not in comparison_markdown(base, one_seed)  # one seed pairs: no test to make
