@@ -197,13 +197,13 @@ def pooled_section(shared: list[tuple[dict, dict]], extra: list[str], base: str,
 def _per_seed_differences(shared: list[tuple[dict, dict]], metric: str) -> dict[int, float]:
     """seed -> the mean of ``their - mine`` over every cell's runs of that seed (each fold once), for the seeds
     that pair in every cell."""
-    per_cell = []
-    for mine, their in shared:
-        ours, theirs = _by_run(mine, metric), _by_run(their, metric)
-        per_cell.append({key: theirs[key] - ours[key] for key in ours if key[0] is not None and key in theirs})
-    seeds = set.intersection(*({seed for seed, _ in cell} for cell in per_cell))
-    return {seed: sum(d for cell in per_cell for (s, _), d in cell.items() if s == seed)
-            / sum(1 for cell in per_cell for s, _ in cell if s == seed) for seed in sorted(seeds)}
+    per_cell = [_paired_differences(mine, their, metric) for mine, their in shared]
+    by_seed: dict[int, list[float]] = {}
+    for differences in per_cell:
+        for (seed, _), difference in differences.items():
+            by_seed.setdefault(seed, []).append(difference)
+    seeds = set.intersection(*({seed for seed, _ in differences} for differences in per_cell))
+    return {seed: sum(by_seed[seed]) / len(by_seed[seed]) for seed in sorted(seeds)}
 
 
 def _failed_or_none(cell: dict) -> str:
@@ -234,18 +234,22 @@ def _paired(mine: dict, their: dict, metric: str) -> list[str]:
     """Of the n runs both cells have for the same seed and fold: the mean of ``their`` minus ``mine`` (the Δ of
     the same runs, which the difference of the means is not when the seeds differ) and 'k/n', the k where
     ``their`` scored higher; '—' for both when no run pairs."""
-    ours, theirs = _by_run(mine, metric), _by_run(their, metric)
-    shared = [key for key in ours if key[0] is not None and key in theirs]
-    if not shared:
+    differences = list(_paired_differences(mine, their, metric).values())
+    if not differences:
         return ["—", "—"]
-    delta = sum(theirs[k] - ours[k] for k in shared) / len(shared)
-    return [f"{delta:+.3f}", f"{sum(theirs[k] > ours[k] for k in shared)}/{len(shared)}"]
+    delta = sum(differences) / len(differences)
+    return [f"{delta:+.3f}", f"{sum(d > 0 for d in differences)}/{len(differences)}"]
 
 
-def _by_run(cell: dict, metric: str) -> dict[tuple[int, int | None], float]:
-    """(seed, fold) -> the cell's value of ``metric`` in that run; empty when the runs cannot be told apart."""
-    ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
-    return dict(zip(ids, values)) if len(ids) == len(values) else {}
+def _paired_differences(mine: dict, their: dict, metric: str) -> dict[tuple[int, int | None], float]:
+    """(seed, fold) -> ``their`` minus ``mine`` in ``metric``, for the runs both cells have (a run is told apart
+    by its seed and fold; none pairs when a cell's runs cannot be told apart)."""
+    def by_run(cell):
+        ids, values = run_ids(cell), cell["metrics"][metric].get("values", [])
+        return dict(zip(ids, values)) if len(ids) == len(values) else {}
+
+    ours, theirs = by_run(mine), by_run(their)
+    return {key: theirs[key] - ours[key] for key in ours if key[0] is not None and key in theirs}
 
 
 def _seed_list(result: dict) -> str:
