@@ -2,9 +2,10 @@
 
 The faithful-by-distribution sibling of ``same_numbers.py``: a change that alters floating-point
 order (a faster path) cannot keep the digits, so it is held to the same distribution over seeds of
-sarcastic-class F1 and of the share of test texts predicted sarcastic, per cell and selection rule
-(``best``, the paper's; ``grid``, the authors' code's), with a permutation test per row,
-Holm-adjusted, and a pooled test (see experiments/reports/distribution.py for the criterion).
+each cell's main metric and a companion (sarcastic-class F1 and the share of test texts predicted
+sarcastic on binary cells; macro-F1 and accuracy on multi-class and multi-label ones), per cell and
+selection rule (``best``, the paper's; ``grid``, the authors' code's), with a permutation test per
+row, Holm-adjusted, and a pooled test of each main metric (see experiments/reports/distribution.py).
 
 Usage::
 
@@ -78,10 +79,11 @@ def print_report(result: dict, args) -> None:
     print_rows(result["rows"], result["alpha"])
     print_pooled(result["pooled"])
     rejected = sum(row["rejects"] for row in result["rows"])
+    pooled = "; ".join(f"pooled {pooled_name(metric)} Δ " + ", ".join(
+        f"{row['rule']} {row['delta']:+.3f} (p {row['p']:.3g})" for row in result["pooled"] if row["metric"] == metric)
+        for metric in dict.fromkeys(row["metric"] for row in result["pooled"]))
     print(f"\nverdict: {'PASS' if result['passes'] else 'FAIL'}: {rejected} of {len(result['rows'])} rows reject at "
-          f"{result['alpha']} after Holm; pooled sarcastic-F1 Δ "
-          + ", ".join(f"{row['rule']} {row['delta']:+.3f} (p {row['p']:.3g})" for row in result["pooled"])
-          + f"; a pass needs no row rejecting and every pooled Δ within ±{result['margin']} with p > "
+          f"{result['alpha']} after Holm; {pooled}; a pass needs no row rejecting and every pooled Δ within ±{result['margin']} with p > "
           f"{result['alpha']}")
 
 
@@ -107,14 +109,22 @@ def print_rows(rows: list[dict], alpha: float) -> None:
               f"Holm over {len(rows)} rows: such rows cannot reject; only the pooled test can fail the candidate)")
 
 
+def pooled_name(metric: str) -> str:
+    """sarcastic-F1, macro-F1: a metric's name as the verdict line writes it."""
+    return METRICS_COMPARED[metric].replace(" ", "-")
+
+
 def print_pooled(pooled: list[dict]) -> None:
-    print()
-    print("\n".join(markdown_table(
-        [[f"rule {row['rule']}", str(row["cells"]), f"{seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}",
-          spread(row["reference"]), spread(row["candidate"]), f"{row['delta']:+.3f}", f"{row['p']:.3g}",
-          "yes" if row["passes"] else "**no**"] for row in pooled],
-        ["pooled sarcastic F1 (per seed, the mean over the cells)", "cells", "seeds", "reference", "candidate", "Δ",
-         "p", "passes"])))
+    """One table per main metric (binary cells pool sarcastic F1, the others macro-F1)."""
+    for metric in dict.fromkeys(row["metric"] for row in pooled):
+        print()
+        print("\n".join(markdown_table(
+            [[f"rule {row['rule']}", str(row["cells"]),
+              f"{seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}", spread(row["reference"]),
+              spread(row["candidate"]), f"{row['delta']:+.3f}", f"{row['p']:.3g}",
+              "yes" if row["passes"] else "**no**"] for row in pooled if row["metric"] == metric],
+            [f"pooled {METRICS_COMPARED[metric]} (per seed, the mean over the cells)", "cells", "seeds", "reference",
+             "candidate", "Δ", "p", "passes"])))
 
 
 def main(argv: list[str] | None = None) -> int:

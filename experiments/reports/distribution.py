@@ -2,18 +2,21 @@
 
 A change that alters floating-point order (skipping padded steps, another backend, another batch
 order) cannot keep the committed digits, but it should keep what the seeds' spread says: the same
-distribution of sarcastic-class F1 and of the share of test texts predicted sarcastic, cell by cell.
-:func:`compare` tests that on the per-seed values of two results (or run folders) of the same cells:
+distribution, cell by cell, of the cell's main metric (:func:`~experiments.runs.one.metrics.main_metric`)
+and of one companion that shows where its predictions fall (:data:`COMPANION`): sarcastic-class F1
+and the share of test texts predicted sarcastic on a binary cell, macro-F1 and accuracy on a
+multi-class or multi-label one.  :func:`compare` tests that on the per-seed values of two results
+(or run folders) of the same cells:
 
 - each row (selection rule x metric x cell): a two-sided permutation test of the difference of
   the means (candidate minus reference), every split of the pooled seeds enumerated when there are
   at most :data:`EXACT_LIMIT` (10 against 10 seeds is exact), else :data:`PERMUTATIONS` random ones
   from a seeded generator; the rows' p-values are Holm-adjusted together
   (:func:`experiments.reports.significance.holm`);
-- pooled, per rule: per seed, the sarcastic F1 averaged over the cells, tested the same way.
+- pooled, per rule and main metric: per seed, the main metric averaged over the cells that have it,
+  tested the same way.
 
-A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every rule's pooled F1
-difference is neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not
+A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every pooled difference is neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not
 paired: the criterion asks about distributions, so seeds 0-4 may be set against seeds 5-9.
 """
 from __future__ import annotations
@@ -29,16 +32,22 @@ import numpy as np
 from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
+from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.store import CONFIG, METRICS, read_json, scored_runs
 from experiments.runs.one.trajectory import run_under
 from preprocessing.errors import IsarcasmError
 
 ALPHA = 0.05
-#: The largest pooled sarcastic-F1 difference a passing candidate may show, significant or not.
+#: The largest pooled main-metric difference a passing candidate may show, significant or not.
 MARGIN = 0.02
-#: The compared metrics and how they are named.
-METRICS_COMPARED = {"f1_sarcastic": "sarcastic F1", "predicted_positive_rate": "share predicted sarcastic"}
-POOLED_METRIC = "f1_sarcastic"
+#: The compared metrics and how they are named, in the order the rows are listed.
+METRICS_COMPARED = {"f1_sarcastic": "sarcastic F1", "predicted_positive_rate": "share predicted sarcastic",
+                    "f1_macro": "macro-F1", "accuracy": "accuracy"}
+#: Main metric -> the metric compared beside it.  On a binary cell the share predicted sarcastic shows
+#: a candidate that trades one class for the other at the same F1.  A multi-class or multi-label task
+#: has no one such share (one per class, or per label); accuracy (subset accuracy for multi-label) takes
+#: its place: it rises while macro-F1 falls when predictions drift to the frequent classes.
+COMPANION = {"f1_sarcastic": "predicted_positive_rate", "f1_macro": "accuracy"}
 #: The selection rules compared: the paper's (``best``) and the authors' code's (``grid``).
 RULES = ("best", "grid")
 PERMUTATIONS = 20_000
@@ -172,14 +181,15 @@ def _table_entries(result: dict, path: Path, rule: str):
     for cell in result["cells"]:
         if not cell.get("runs"):
             continue
-        where = f"{path}: cell {cell['corpus']}/{cell['model']}"
-        if "f1_sarcastic" not in cell["metrics"] or not cell.get("operating_point"):
-            raise IsarcasmError(f"{where} has no sarcastic-class F1 or share predicted sarcastic: the criterion "
-                                "compares binary cells")
-        f1 = cell["metrics"]["f1_sarcastic"]["values"]
-        share = cell["operating_point"]["predicted_positive_rate"]["values"]
-        for (seed, _), *values in zip(run_ids(cell), f1, share):
-            yield rule, (cell["corpus"], cell["model"]), seed, dict(zip(METRICS_COMPARED, values))
+        main = main_metric(cell["metrics"])
+        held = {**cell["metrics"], **cell.get("operating_point", {})}
+        compared = (main, COMPANION[main])
+        missing = [METRICS_COMPARED[metric] for metric in compared if metric not in held]
+        if missing:
+            raise IsarcasmError(f"{path}: cell {cell['corpus']}/{cell['model']} has no {' or '.join(missing)}, "
+                                f"which the criterion compares on its cells")
+        for (seed, _), *values in zip(run_ids(cell), *(held[metric]["values"] for metric in compared)):
+            yield rule, (cell["corpus"], cell["model"]), seed, dict(zip(compared, values))
 
 
 def _fidelity_entries(result: dict, path: Path, protocol: str | None, rule: str):
@@ -194,7 +204,7 @@ def _fidelity_entries(result: dict, path: Path, protocol: str | None, rule: str)
         share = _derived_share(summary, f"{path}: {cell['model']} under {protocol}")
         for seed, f1, rate in zip(summary["seeds"], summary["f1_sarcastic"]["values"], share):
             yield rule, (cell.get("corpus", result.get("corpus")), cell["model"]), seed, \
-                dict(zip(METRICS_COMPARED, (f1, rate)))
+                {"f1_sarcastic": f1, "predicted_positive_rate": rate}
 
 
 def _derived_share(summary: dict, where: str) -> np.ndarray:
@@ -215,7 +225,8 @@ def _derived_share(summary: dict, where: str) -> np.ndarray:
 
 
 def _run_entries(directory: Path):
-    """Both rules' entries of every finished run (a ``seed-N`` folder with metrics.json) under ``directory``."""
+    """The rules' entries of every finished run (a ``seed-N`` folder with metrics.json) under ``directory``:
+    both rules of a binary run, ``best`` alone of a multi-class or multi-label one."""
     runs = scored_runs(directory)
     if not runs:
         raise IsarcasmError(f"{directory}: no finished run under it (a seed-N folder with {METRICS})")
@@ -227,17 +238,21 @@ def _run_entries(directory: Path):
             raise IsarcasmError(f"{directory} holds two runs of {key[0]}/{key[1]} seed {key[2]} ({seen[key]} and "
                                 f"{run}): name one experiment's folder of the store")
         seen[key] = run
-        for rule in RULES:
-            metrics, test = run_under(run, rule)
-            share = float(np.mean(test.labels(metrics["threshold"]) == 1))
-            yield rule, key[:2], key[2], {"f1_sarcastic": metrics["test"]["f1_sarcastic"],
-                                          "predicted_positive_rate": share}
+        under = {"best": run_under(run, "best")}
+        if main_metric(under["best"][0]["test"]) == "f1_sarcastic":  # grid picks a sarcastic-class threshold
+            under["grid"] = run_under(run, "grid")
+        for rule, (metrics, test) in under.items():
+            main = main_metric(metrics["test"])
+            companion = (float(np.mean(test.labels(metrics["threshold"]) == 1)) if main == "f1_sarcastic"
+                         else metrics["test"]["accuracy"])
+            yield rule, key[:2], key[2], {main: metrics["test"][main], COMPANION[main]: companion}
 
 
 # --- the comparison -----------------------------------------------------------------------------------
 
 def compare(reference: Side, candidate: Side, permutations: int = PERMUTATIONS, seed: int = 0) -> dict:
-    """Every row's test, Holm-adjusted, each rule's pooled F1 test, and the verdict (see the module)."""
+    """Every row's test, Holm-adjusted, each rule's pooled test of each main metric, and the verdict
+    (see the module)."""
     rules = [rule for rule in RULES if reference.get(rule) and candidate.get(rule)]
     if not rules:
         raise IsarcasmError("the two sides share no selection rule with cells (the reference has "
@@ -246,14 +261,18 @@ def compare(reference: Side, candidate: Side, permutations: int = PERMUTATIONS, 
     for rule in rules:
         cells = _same_cells(reference[rule], candidate[rule], rule)
         for metric in METRICS_COMPARED:
-            for cell in cells:
+            for cell in (cell for cell in cells if metric in reference[rule][cell]):
                 a, b = (_enough(side[rule][cell][metric], f"{cell[0]}/{cell[1]} ({rule}, {name})")
                         for side, name in ((reference, "reference"), (candidate, "candidate")))
                 rows.append({"rule": rule, "metric": metric, "corpus": cell[0], "model": cell[1],
                              **_tested(a, b, permutations, seed)})
-        a, b = (_enough(_pooled(side[rule], cells), f"the pooled {rule} rows ({name}; seeds every cell has)")
-                for side, name in ((reference, "reference"), (candidate, "candidate")))
-        pooled.append({"rule": rule, "cells": len(cells), **_tested(a, b, permutations, seed)})
+        for metric in COMPANION:
+            if mine := [cell for cell in cells if metric in reference[rule][cell]]:
+                a, b = (_enough(_pooled(side[rule], mine, metric),
+                                f"the pooled {rule} {METRICS_COMPARED[metric]} rows ({name}; seeds every cell has)")
+                        for side, name in ((reference, "reference"), (candidate, "candidate")))
+                pooled.append({"rule": rule, "metric": metric, "cells": len(mine),
+                               **_tested(a, b, permutations, seed)})
     for row, adjusted in zip(rows, holm([row["p"] for row in rows])):
         row["p_holm"], row["rejects"] = adjusted, adjusted <= ALPHA
     for row in pooled:
@@ -269,6 +288,10 @@ def _same_cells(reference: dict, candidate: dict, rule: str) -> list[Cell]:
                 if one.keys() - other.keys()]
         raise IsarcasmError(f"the two sides hold different cells under rule '{rule}' ({'; '.join(only)}); compare "
                             "results of the same cells (--corpus keeps one corpus, --models some models)")
+    for cell in reference:
+        if reference[cell].keys() != candidate[cell].keys():
+            raise IsarcasmError(f"{cell[0]}/{cell[1]} is scored as another task on each side (reference: "
+                                f"{', '.join(reference[cell])}; candidate: {', '.join(candidate[cell])})")
     return list(reference)  # the reference's order: its file's
 
 
@@ -279,10 +302,10 @@ def _enough(values: dict[int, float], what: str) -> dict[int, float]:
     return values
 
 
-def _pooled(cells: dict[Cell, dict[str, dict[int, float]]], order: list[Cell]) -> dict[int, float]:
-    """Per seed that every cell has, the pooled metric averaged over the cells."""
-    seeds = set.intersection(*(set(cells[cell][POOLED_METRIC]) for cell in order))
-    return {s: float(np.mean([cells[cell][POOLED_METRIC][s] for cell in order])) for s in sorted(seeds)}
+def _pooled(cells: dict[Cell, dict[str, dict[int, float]]], order: list[Cell], metric: str) -> dict[int, float]:
+    """Per seed that every cell of ``order`` has, ``metric`` averaged over those cells."""
+    seeds = set.intersection(*(set(cells[cell][metric]) for cell in order))
+    return {s: float(np.mean([cells[cell][metric][s] for cell in order])) for s in sorted(seeds)}
 
 
 def _tested(reference: dict[int, float], candidate: dict[int, float], permutations: int, seed: int) -> dict:

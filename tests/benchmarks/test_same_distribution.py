@@ -2,8 +2,9 @@
 
 Tiny results files built here: two cells of ten seeds.  A candidate shifted by one reference
 standard deviation fails, a resample of the reference passes, identical files pass with Δ 0, the
-permutation test agrees with brute force, both rules are scored from run folders, and bad input is
-exit status 2 with one line.
+permutation test agrees with brute force, both rules are scored from run folders, multi-class cells
+are held to macro-F1 and accuracy (pooled apart from binary cells), and bad input is exit status 2
+with one line.
 """
 import json
 from itertools import combinations
@@ -29,13 +30,22 @@ def reference_values(seed=0):
     return {model: (rng.normal(0.25, 0.04, len(SEEDS)), rng.normal(0.2, 0.05, len(SEEDS))) for model in MODELS}
 
 
-def table(values, seeds=SEEDS, selection=None, corpus="toy"):
+def binary_scores(f1, share):
+    """A binary cell's scores: sarcastic F1 and, beside it, the share predicted sarcastic."""
+    return {"metrics": {"f1_sarcastic": summary_stats(f1)},
+            "operating_point": {"predicted_positive_rate": {"values": list(map(float, share))}}}
+
+
+def multiclass_scores(f1_macro, accuracy):
+    """A multi-class cell's scores: macro-F1 and accuracy, no operating point (as types.json's)."""
+    return {"metrics": {"f1_macro": summary_stats(f1_macro), "accuracy": summary_stats(accuracy)}}
+
+
+def table(values, seeds=SEEDS, selection=None, corpus="toy", scores=binary_scores):
     cells = [{"corpus": corpus, "model": model, "note": "", "references": [], "seeds": seeds,
               "runs": [f"runs/toy/{corpus}/{model}/seed-{s}" for s in seeds],
-              "run_ids": [{"seed": s, "fold": None} for s in seeds],
-              "metrics": {"f1_sarcastic": summary_stats(f1)},
-              "operating_point": {"predicted_positive_rate": {"values": list(map(float, share))}}}
-             for model, (f1, share) in values.items()]
+              "run_ids": [{"seed": s, "fold": None} for s in seeds], **scores(*pair)}
+             for model, pair in values.items()]
     return {"kind": "table", "schema_version": 1, "experiment": "toy", "title": "toy", "source": "test",
             "seeds": seeds, "train": {"selection": "best"}, "cells": cells,
             **({"selection": selection} if selection else {})}
@@ -120,6 +130,30 @@ def test_models_keeps_only_those_cells_on_both_sides(tmp_path, capsys):
     assert status == 0 and "| best | sarcastic F1 | toy | cnn |" in out and "| lstm |" not in out
 
 
+def test_multiclass_cells_are_held_to_macro_f1_and_accuracy(tmp_path, capsys):
+    values = reference_values()
+    path = write(tmp_path, "ref.json", table(values, scores=multiclass_scores))
+    status, out, _ = run_script(capsys, path, path)
+    assert status == 0 and "| best | macro-F1 | toy | lstm |" in out and "| best | accuracy | toy | cnn |" in out
+    assert "sarcastic" not in out and "pooled macro-F1 Δ best +0.000 (p 1)" in out
+    shifted = {model: (f1 + np.std(f1, ddof=1), accuracy) for model, (f1, accuracy) in values.items()}
+    result = compare(load_side(path), load_side(write(tmp_path, "cand.json", table(shifted, scores=multiclass_scores))))
+    assert not result["passes"] and result["pooled"][0]["metric"] == "f1_macro"
+    assert result["pooled"][0]["delta"] == pytest.approx(np.mean([np.std(f1, ddof=1) for f1, _ in values.values()]))
+
+
+def test_binary_and_multiclass_cells_are_pooled_apart(tmp_path):
+    values = reference_values()
+    mixed = table(values)
+    mixed["cells"] += table(values, corpus="types", scores=multiclass_scores)["cells"]
+    side = load_side(write(tmp_path, "mixed.json", mixed))
+    result = compare(side, side)
+    assert [(row["metric"], row["cells"]) for row in result["pooled"]] == [("f1_sarcastic", 2), ("f1_macro", 2)]
+    assert [row["metric"] for row in result["rows"]] == ["f1_sarcastic"] * 2 + ["predicted_positive_rate"] * 2 + \
+        ["f1_macro"] * 2 + ["accuracy"] * 2
+    assert result["pooled"][1]["reference"]["mean"] == pytest.approx(np.mean([f1 for f1, _ in values.values()]))
+
+
 def fidelity(values, positive_share=0.2):
     """A fidelity file of one protocol whose precision and recall give ``values``' shares."""
     cells = []
@@ -141,12 +175,11 @@ def test_a_fidelity_protocol_gives_the_per_seed_share_and_equals_the_table(tmp_p
     assert all(row["delta"] == pytest.approx(0, abs=1e-12) for row in result["rows"])
 
 
-def toy_run(folder, seed, rng):
+def toy_run(folder, seed, rng, classes=2):
     """A finished run's files that run_under reads: config, metrics and a 3-epoch record."""
     folder.mkdir(parents=True)
-    gold = np.eye(2)[rng.integers(0, 2, 40)]
-    positive = rng.random((3, 40))
-    probabilities = np.stack([1 - positive, positive], axis=-1)
+    gold = np.eye(classes)[rng.integers(0, classes, 40)]
+    probabilities = rng.dirichlet(np.ones(classes), (3, 40))
     save_record(folder / "epochs.npz", Trajectory(probabilities[:, :20], probabilities[:, 20:], gold[:20], gold[20:]))
     (folder / CONFIG).write_text(json.dumps({"corpus": "toy", "model": folder.parent.name, "seed": seed,
                                              "train": {"threshold": 0.5}}))
@@ -167,6 +200,19 @@ def test_a_run_folder_is_scored_under_both_rules(tmp_path):
     assert compare(side, side)["passes"]
 
 
+def test_a_multiclass_run_folder_is_scored_on_macro_f1_and_accuracy(tmp_path):
+    rng = np.random.default_rng(1)
+    for seed in range(4):
+        toy_run(tmp_path / "types" / "toy" / "lstm" / f"seed-{seed}", seed, rng, classes=3)
+    side = load_side(str(tmp_path / "types"))
+    metrics, _ = run_under(tmp_path / "types" / "toy" / "lstm" / "seed-1", "best")
+    assert set(side["best"][("toy", "lstm")]) == {"f1_macro", "accuracy"}
+    assert side["best"][("toy", "lstm")]["f1_macro"][1] == metrics["test"]["f1_macro"]
+    assert side["best"][("toy", "lstm")]["accuracy"][1] == metrics["test"]["accuracy"]
+    assert "grid" not in side  # the grid rule picks a sarcastic-class threshold: binary runs only
+    assert [(row["rule"], row["metric"]) for row in compare(side, side)["pooled"]] == [("best", "f1_macro")]
+
+
 @pytest.mark.parametrize("arguments, message", [
     (("missing.json", "ref.json"), "no such results file"),
     (("ref.json", "other.json"), "different cells"),
@@ -175,6 +221,8 @@ def test_a_run_folder_is_scored_under_both_rules(tmp_path):
     (("ref.json", "fidelity.json:nope"), "name one as"),
     (("grid.json", "ref.json"), "holds the 'grid' rule's results"),
     (("ref.json", "ref.json", "--reference-seeds", "a-b"), "write them as"),
+    (("ref.json", "types.json"), "scored as another task"),
+    (("types.json", "no-accuracy.json"), "has no accuracy"),
 ])
 def test_bad_input_is_exit_status_2_and_one_line(tmp_path, capsys, monkeypatch, arguments, message):
     monkeypatch.chdir(tmp_path)
@@ -182,5 +230,9 @@ def test_bad_input_is_exit_status_2_and_one_line(tmp_path, capsys, monkeypatch, 
     write(tmp_path, "other.json", table(reference_values(), corpus="other"))
     write(tmp_path, "grid.json", table(reference_values(), selection="grid"))
     write(tmp_path, "fidelity.json", fidelity(reference_values()))
+    write(tmp_path, "types.json", table(reference_values(), scores=multiclass_scores))
+    no_accuracy = table(reference_values(), scores=multiclass_scores)
+    del no_accuracy["cells"][1]["metrics"]["accuracy"]
+    write(tmp_path, "no-accuracy.json", no_accuracy)
     status, out, err = run_script(capsys, *arguments)
     assert status == 2 and out == "" and message in err and err.count("\n") == 1 and "Traceback" not in err
