@@ -4,7 +4,9 @@ A speed-up of the faithful path must leave every number as it was.  This script
 reads two results files (``results/<experiment>.json``) of the same cells and
 seeds, say Table 7 trained before and after a change, and prints, per cell,
 how many runs give the same value of every metric and select the same epoch,
-and the largest difference in the main metric.  With ``--runs-a``/``--runs-b``
+and the largest difference in the cell's main metric (sarcastic F1 on a binary
+cell, macro-F1 on a multi-class or multi-label one; ``--metric`` names another,
+and a cell without it shows "—", not a difference of 0).  With ``--runs-a``/``--runs-b``
 (the two run stores, ``--output-dir``) it also compares each run's test
 predictions file byte for byte, which is stricter than the rounded metrics.
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from experiments.reports.format import markdown_table
 from experiments.reports.table import run_ids
+from experiments.runs.one.metrics import main_metric
 
 
 def by_cell(result: dict) -> dict[tuple[str, str], dict]:
@@ -66,12 +69,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("after", type=Path)
     parser.add_argument("--runs-a", type=Path, help="run store of BEFORE (its --output-dir)")
     parser.add_argument("--runs-b", type=Path, help="run store of AFTER")
-    parser.add_argument("--metric", default="f1_sarcastic")
+    parser.add_argument("--metric", help="the metric whose largest difference is shown (default: each cell's "
+                                             "main metric)")
     args = parser.parse_args(argv)
     before, after = (by_cell(json.loads(path.read_text())) for path in (args.before, args.after))
-    rows, changed_cells, changed_runs, total = [], 0, 0, 0
+    rows, changed_cells, changed_runs, total, shown_metrics = [], 0, 0, 0, {}
     for key in sorted(before.keys() & after.keys()):
         a, b = before[key], after[key]
+        metric = args.metric or main_metric(a["metrics"])
+        held = metric in a["metrics"] and metric in b["metrics"]
+        shown_metrics[metric] = None
         pairs = run_pairs(a, b)
         same = epochs = 0
         delta = 0.0
@@ -82,16 +89,16 @@ def main(argv: list[str] | None = None) -> None:
             epoch_equal = a["selected_epochs"][i] == b["selected_epochs"][j]
             same += values_equal and epoch_equal
             epochs += epoch_equal
-            if args.metric in a["metrics"] and args.metric in b["metrics"]:
-                delta = max(delta, abs(a["metrics"][args.metric]["values"][i] - b["metrics"][args.metric]["values"][j]))
+            if held:
+                delta = max(delta, abs(a["metrics"][metric]["values"][i] - b["metrics"][metric]["values"][j]))
             if args.runs_a and args.runs_b:
                 identical.append(same_predictions(args.runs_a, args.runs_b, a["runs"][i]))
         total += len(pairs)
         changed_runs += len(pairs) - same
         changed_cells += same < len(pairs)
         shown = [f"{sum(x is True for x in identical)} of {sum(x is not None for x in identical)}"] if identical else []
-        rows.append([*key, str(len(pairs)), str(same), str(epochs), f"{delta:.4f}", *shown])
-    header = ["corpus", "model", "runs", "same numbers", "same epoch", f"max \\|Δ {args.metric}\\|"]
+        rows.append([*key, str(len(pairs)), str(same), str(epochs), f"{delta:.4f}" if held else "—", *shown])
+    header = ["corpus", "model", "runs", "same numbers", "same epoch", f"max \\|Δ {'/'.join(shown_metrics)}\\|"]
     print("\n".join(markdown_table(rows, header + (["same predictions"] if args.runs_a else []))))
     print(f"\ncells with a changed number: {changed_cells} of {len(before.keys() & after.keys())}; "
           f"runs: {changed_runs} of {total}")

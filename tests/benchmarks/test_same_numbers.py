@@ -2,7 +2,7 @@
 
 Tiny results files built here: a cell of two folds by two seeds (runs stored fold-major, as a
 reproduction stores them), compared with itself, with one run of the second fold changed, and
-with its runs listed in another order.
+with its runs listed in another order; a multi-class cell's largest difference is its macro-F1's.
 """
 import json
 
@@ -16,10 +16,10 @@ from experiments.runs.one.metrics import summary_stats
 RUNS = [(fold, seed) for fold in (1, 2) for seed in (0, 1)]
 
 
-def results(values, runs=RUNS):
+def results(values, runs=RUNS, metric="f1_sarcastic"):
     cell = {"corpus": "mustard", "model": "lstm", "seeds": [0, 1],
             "runs": [f"runs/dialogue/mustard/lstm/fold-{fold}/seed-{seed}" for fold, seed in runs],
-            "metrics": {"f1_sarcastic": summary_stats(values)}, "selected_epochs": [3] * len(values)}
+            "metrics": {metric: summary_stats(values)}, "selected_epochs": [3] * len(values)}
     return {"kind": "table", "experiment": "dialogue", "cells": [cell]}
 
 
@@ -37,6 +37,14 @@ def test_a_changed_run_in_a_later_fold_is_counted(tmp_path, capsys):
     assert "runs: 0 of 4" in compare(tmp_path, capsys, before, before)
     out = compare(tmp_path, capsys, before, results([0.5, 0.6, 0.7, 0.9]))
     assert "runs: 1 of 4" in out and "| 0.1000 |" in out
+
+
+def test_a_multiclass_cell_shows_its_macro_f1_difference_and_no_made_up_zero(tmp_path, capsys):
+    before = results([0.5, 0.6, 0.7, 0.8], metric="f1_macro")
+    out = compare(tmp_path, capsys, before, results([0.5, 0.6, 0.75, 0.8], metric="f1_macro"))
+    assert "Δ f1_macro" in out.splitlines()[0] and "| 0.0500 |" in out and "runs: 1 of 4" in out
+    out = compare(tmp_path, capsys, before, before, "--metric", "f1_sarcastic")
+    assert "| — |" in out and "0.0000" not in out
 
 
 def test_runs_are_paired_by_fold_and_seed_not_by_position(tmp_path, capsys):
