@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.runs.one import provenance
+from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.one.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
 from experiments.runs.one.spec import RunSpec
@@ -421,8 +422,8 @@ def repeats(shipped: Path, retrained: Path) -> dict:
     same_shape = all(getattr(first, name).shape == getattr(again, name).shape for name in arrays)
     identical = same_shape and all(np.array_equal(getattr(first, name), getattr(again, name)) for name in arrays) \
         and _rows(shipped / PREDICTIONS) == _rows(retrained / PREDICTIONS)
-    f1 = [read_metrics(run)["test"].get("f1_sarcastic", read_metrics(run)["test"].get("f1_macro")) for run in
-          (shipped, retrained)]
+    tests = [read_metrics(run)["test"] for run in (shipped, retrained)]
+    f1 = [test[main_metric(test)] for test in tests]
     largest = float(np.max(np.abs(first.test - again.test))) if same_shape else None
     return {"identical": identical, "largest_difference": largest, "f1": f1}
 
