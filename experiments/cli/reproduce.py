@@ -188,8 +188,7 @@ def _results(files: ResultsFiles, experiment: str) -> dict:
     """Results ``experiment`` where ``files`` finds them (saying where, when not in the results folder)."""
     result = files.find(experiment)
     if result is None:
-        raise IsarcasmError(f"no results for '{experiment}' in {files.folder}/ "
-                            f"(run `isarcasm reproduce {experiment}` first; experiments: {', '.join(available())})")
+        raise IsarcasmError(f"{files.missing(experiment)}; experiments: {', '.join(available())})")
     for name, where in files.found.items():
         click.echo(f"{name}: none in {files.folder}/, read {where}", err=True)
     files.found.clear()

@@ -138,7 +138,7 @@ class ResultsFiles:
         file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
         became the default, under a name that now means the fast engine's runs) is passed over: with a line where
         it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
-        which engine made each)."""
+        which engine made each), which the exact engine's name reads instead (:meth:`committed_paths`)."""
         path = self.folder / f"{name}.json"
         if path.is_file() and self._usable(name, result := load_results(path), path):
             return result
@@ -148,11 +148,30 @@ class ResultsFiles:
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result
-        path = self.committed / f"{name}.json"  # the exact engine's files kept there are listed in its README
-        if not path.is_file() or engine_mismatch(name, result := load_results(path)):
-            return None
-        self.found[name] = str(path)
-        return result
+        for path in self.committed_paths(name):  # the exact engine's files kept there are listed in its README
+            if path.is_file() and not engine_mismatch(name, result := load_results(path)):
+                self.found[name] = str(path)
+                return result
+        return None
+
+    def committed_paths(self, name: str) -> list[Path]:
+        """The committed files that may hold results ``name``: its own; for an exact engine's name
+        (``-engine-exact``), then the file under the default's name, which still holds the exact engine's runs
+        where the default has not trained that experiment again (made before names carried the engine)."""
+        base, engine = split_engine(name)
+        return [self.committed / f"{name}.json"] + ([self.committed / f"{base}.json"] if engine == "exact" else [])
+
+    def missing(self, name: str) -> str:
+        """One line for results ``name`` that :meth:`find` did not find: how to make them, and where a committed
+        file under that name holds the other engine's runs, how to read those."""
+        base, engine = split_engine(name)
+        kept = self.committed / f"{name}.json"
+        if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
+            return (f"no results for '{name}' in {self.folder}/ ({kept} holds the exact engine's runs, made before the "
+                    f"fast engine became the default: read them as '{name}-engine-exact', or make the default's with "
+                    f"the command that made them, `{result.get('command', f'isarcasm reproduce {base}')}`")
+        return f"no results for '{name}' in {self.folder}/ (run `isarcasm reproduce {base}" + \
+            (" --engine exact" if engine == "exact" else "") + "` first"
 
     @staticmethod
     def _usable(name: str, result: dict, where) -> bool:

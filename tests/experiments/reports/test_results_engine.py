@@ -44,3 +44,24 @@ def test_nothing_is_found_where_every_place_holds_the_other_engines_file(tmp_pat
     with caplog.at_level(logging.WARNING, logger="isarcasm"):
         assert files.find("t") is None and files.find("u") is None
     assert "'t'" in caplog.text and "'u'" not in caplog.text  # the committed files' engines are documented
+
+
+def test_an_exact_name_reads_the_committed_file_the_default_has_not_trained_again(tmp_path):
+    """types.json, made before names carried the engine, is still the exact engine's: reachable as
+    types-engine-exact; a file the default has trained again under that name is not."""
+    write(tmp_path / "committed", "t", {"epochs": 30})
+    write(tmp_path / "committed", "u", {"epochs": 30, "engine": "fast"})
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    assert files.find("t-engine-exact")["experiment"] == "t"
+    assert files.found["t-engine-exact"] == str(tmp_path / "committed" / "t.json")
+    assert files.find("u-engine-exact") is None and files.find("t") is None
+
+
+def test_the_missing_line_names_the_command_and_where_the_other_engines_file_is(tmp_path):
+    write(tmp_path / "committed", "t", {"epochs": 30})
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    line = files.missing("t")
+    assert "read them as 't-engine-exact'" in line and "the command that made them, `isarcasm reproduce t`" in line
+    assert "run `isarcasm reproduce u` first" in files.missing("u")
+    assert "run `isarcasm reproduce u --engine exact` first" in files.missing("u-engine-exact")
+    assert "read them as" not in files.missing("u")
