@@ -128,7 +128,9 @@ def choose(rule: str, validation: np.ndarray, validation_gold: np.ndarray, thres
         epoch = int(np.argmax([f1 for _, f1 in per_epoch]))  # the first epoch on ties (the authors' strict >)
         return Choice(rule, epoch + 1, per_epoch[epoch][0])
     # Keras' selection metric takes the arg-max class, which for two classes is P(sarcastic) >= 0.5 (up to an
-    # exact tie), so "best" picks the epoch KeepBestEpoch kept: its weights are the run's model.keras.
+    # exact tie), so "best" picks the epoch KeepBestEpoch kept: its weights are the run's model.keras.  Except
+    # under the exact engine, whose Keras F1 (float32) can split two epochs of exactly equal F1 that this float64
+    # score keeps tied and gives to the first (docs/protocol.md, below the rules).
     scores = [validation_f1(validation_gold, probabilities, 0.5, select_on) for probabilities in validation]
     epoch = int(np.argmax(scores)) + 1
     if rule == "tuned":
