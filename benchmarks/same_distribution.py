@@ -83,8 +83,8 @@ def print_report(result: dict, args) -> None:
         f"{row['rule']} {row['delta']:+.3f} (p {row['p']:.3g})" for row in result["pooled"] if row["metric"] == metric)
         for metric in dict.fromkeys(row["metric"] for row in result["pooled"]))
     print(f"\nverdict: {'PASS' if result['passes'] else 'FAIL'}: {rejected} of {len(result['rows'])} rows reject at "
-          f"{result['alpha']} after Holm; {pooled}; a pass needs no row rejecting and every pooled Δ within ±{result['margin']} with p > "
-          f"{result['alpha']}")
+          f"{result['alpha']} after Holm; {pooled}; a pass needs no row rejecting and every pooled Δ within "
+          f"±{result['margin']} with p > {result['alpha']}")
 
 
 def print_rows(rows: list[dict], alpha: float) -> None:

@@ -16,8 +16,9 @@ multi-class or multi-label one.  :func:`compare` tests that on the per-seed valu
 - pooled, per rule and main metric: per seed, the main metric averaged over the cells that have it,
   tested the same way.
 
-A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every pooled difference is neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not
-paired: the criterion asks about distributions, so seeds 0-4 may be set against seeds 5-9.
+A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every pooled difference is
+neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not paired: the
+criterion asks about distributions, so seeds 0-4 may be set against seeds 5-9.
 """
 from __future__ import annotations
 
@@ -266,7 +267,7 @@ def compare(reference: Side, candidate: Side, permutations: int = PERMUTATIONS, 
                         for side, name in ((reference, "reference"), (candidate, "candidate")))
                 rows.append({"rule": rule, "metric": metric, "corpus": cell[0], "model": cell[1],
                              **_tested(a, b, permutations, seed)})
-        for metric in COMPANION:
+        for metric in COMPANION:  # each main metric
             if mine := [cell for cell in cells if metric in reference[rule][cell]]:
                 a, b = (_enough(_pooled(side[rule], mine, metric),
                                 f"the pooled {rule} {METRICS_COMPARED[metric]} rows ({name}; seeds every cell has)")
