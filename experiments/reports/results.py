@@ -138,28 +138,34 @@ class ResultsFiles:
         file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
         became the default, under a name that now means the fast engine's runs) is passed over: with a line where
         it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
-        which engine made each), which the exact engine's name reads instead (:meth:`committed_paths`)."""
-        path = self.folder / f"{name}.json"
-        if path.is_file() and self._usable(name, result := load_results(path), path):
-            return result
+        which engine made each).  Such a file is read by the exact engine's name instead (:meth:`filed_as`),
+        the results folder's before the committed one."""
+        for filed in self.filed_as(name):
+            path = self.folder / f"{filed}.json"
+            if path.is_file() and self._usable(name, result := load_results(path), path, say=filed == name):
+                if filed != name:
+                    self.found[name] = str(path)
+                return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
             result = upgrade(json.loads(recorded[0]), f"{recorded[1]} (its results '{name}')")
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result
-        for path in self.committed_paths(name):  # the exact engine's files kept there are listed in its README
-            if path.is_file() and not engine_mismatch(name, result := load_results(path)):
+        for filed in self.filed_as(name):  # the exact engine's files kept there are listed in its README
+            path = self.committed / f"{filed}.json"
+            if path.is_file() and self._usable(name, result := load_results(path), path, say=False):
                 self.found[name] = str(path)
                 return result
         return None
 
-    def committed_paths(self, name: str) -> list[Path]:
-        """The committed files that may hold results ``name``: its own; for an exact engine's name
-        (``-engine-exact``), then the file under the default's name, which still holds the exact engine's runs
-        where the default has not trained that experiment again (made before names carried the engine)."""
+    @staticmethod
+    def filed_as(name: str) -> list[str]:
+        """The names results ``name`` may be filed under: its own; for an exact engine's name (``-engine-exact``),
+        then the default's, under which results made before names carried the engine (the exact engine's, where
+        the default has not trained that experiment again) are kept."""
         base, engine = split_engine(name)
-        return [self.committed / f"{name}.json"] + ([self.committed / f"{base}.json"] if engine == "exact" else [])
+        return [name, base] if engine == "exact" else [name]
 
     def missing(self, name: str) -> str:
         """One line for results ``name`` that :meth:`find` did not find: how to make them, and where a committed
@@ -167,16 +173,18 @@ class ResultsFiles:
         base, engine = split_engine(name)
         kept = self.committed / f"{name}.json"
         if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
-            return (f"no results for '{name}' in {self.folder}/ ({kept} holds the exact engine's runs, made before the "
-                    f"fast engine became the default: read them as '{name}-engine-exact', or make the default's with "
-                    f"the command that made them, `{result.get('command', f'isarcasm reproduce {base}')}`")
-        return f"no results for '{name}' in {self.folder}/ (run `isarcasm reproduce {base}" + \
-            (" --engine exact" if engine == "exact" else "") + "` first"
+            hint = (f"{kept} holds the exact engine's runs, made before the fast engine became the default: read them "
+                    f"as '{name}-engine-exact', or make the default's with the command that made them, "
+                    f"`{result.get('command', f'isarcasm reproduce {base}')}`")
+        else:
+            hint = f"run `isarcasm reproduce {base}{' --engine exact' if engine == 'exact' else ''}` first"
+        return f"no results for '{name}' in {self.folder}/ ({hint}"
 
     @staticmethod
-    def _usable(name: str, result: dict, where) -> bool:
+    def _usable(name: str, result: dict, where, say: bool = True) -> bool:
+        """Whether ``result`` was trained by the engine ``name`` says; a line when not and ``say``."""
         wrong = engine_mismatch(name, result)
-        if wrong:
+        if wrong and say:
             log.warning(f"{where}: {wrong}; not used")
         return not wrong
 

@@ -65,3 +65,19 @@ def test_the_missing_line_names_the_command_and_where_the_other_engines_file_is(
     assert "run `isarcasm reproduce u` first" in files.missing("u")
     assert "run `isarcasm reproduce u --engine exact` first" in files.missing("u-engine-exact")
     assert "read them as" not in files.missing("u")
+
+
+def test_an_exact_name_reads_the_users_own_earlier_file_before_the_committed_one(tmp_path, caplog):
+    """A results folder with types.json from before the switch (the exact engine's): types-engine-exact is that
+    file, not the committed one; a default's file there under the plain name is passed over without a line."""
+    write(tmp_path / "mine", "t", {"epochs": 30, "lr": 0.1})
+    write(tmp_path / "committed", "t", {"epochs": 30})
+    write(tmp_path / "mine", "u", {"epochs": 30, "engine": "fast"})
+    write(tmp_path / "committed", "u", {"epochs": 30})
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    with caplog.at_level(logging.WARNING, logger="isarcasm"):
+        assert files.find("t-engine-exact")["train"]["lr"] == 0.1
+        assert files.find("u-engine-exact")["train"] == {"epochs": 30}
+    assert files.found["t-engine-exact"] == str(tmp_path / "mine" / "t.json")
+    assert files.found["u-engine-exact"] == str(tmp_path / "committed" / "u.json")
+    assert caplog.text == ""
