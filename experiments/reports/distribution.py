@@ -240,10 +240,10 @@ def _run_entries(directory: Path):
                                 f"{run}): name one experiment's folder of the store")
         seen[key] = run
         under = {"best": run_under(run, "best")}
-        if main_metric(under["best"][0]["test"]) == "f1_sarcastic":  # grid picks a sarcastic-class threshold
+        main = main_metric(under["best"][0]["test"])  # the run's task: one for every rule
+        if main == "f1_sarcastic":  # grid picks a sarcastic-class threshold
             under["grid"] = run_under(run, "grid")
         for rule, (metrics, test) in under.items():
-            main = main_metric(metrics["test"])
             companion = (float(np.mean(test.labels(metrics["threshold"]) == 1)) if main == "f1_sarcastic"
                          else metrics["test"]["accuracy"])
             yield rule, key[:2], key[2], {main: metrics["test"][main], COMPANION[main]: companion}
