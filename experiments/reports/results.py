@@ -168,14 +168,19 @@ class ResultsFiles:
         return [name, base] if engine == "exact" else [name]
 
     def missing(self, name: str) -> str:
-        """One line for results ``name`` that :meth:`find` did not find: how to make them, and where a committed
-        file under that name holds the other engine's runs, how to read those."""
+        """One line for results ``name`` that :meth:`find` did not find: how to make them, and where the exact
+        engine's runs of that name are committed (under it, from before the switch, or renamed ``-engine-exact``
+        when the default's replaced them elsewhere), how to read those."""
         base, engine = split_engine(name)
-        kept = self.committed / f"{name}.json"
+        kept, renamed = self.committed / f"{name}.json", self.committed / f"{name}-engine-exact.json"
         if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
             hint = (f"{kept} holds the exact engine's runs, made before the fast engine became the default: read them "
                     f"as '{name}-engine-exact', or make the default's with the command that made them, "
                     f"`{result.get('command', f'isarcasm reproduce {base}')}`")
+        elif engine == "fast" and renamed.is_file():
+            made = load_results(renamed).get("command", f"isarcasm reproduce {base}").replace(" --engine exact", "")
+            hint = (f"only the exact engine's runs are committed, as '{name}-engine-exact' ({renamed}): read them "
+                    f"under that name, or make the default's with `{made}`")
         else:
             hint = f"run `isarcasm reproduce {base}{' --engine exact' if engine == 'exact' else ''}` first"
         return f"no results for '{name}' in {self.folder}/ ({hint}"

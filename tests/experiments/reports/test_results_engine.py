@@ -67,6 +67,20 @@ def test_the_missing_line_names_the_command_and_where_the_other_engines_file_is(
     assert "read them as" not in files.missing("u")
 
 
+def test_the_missing_line_names_the_exact_engines_renamed_file_and_the_default_command_that_would_make_it(tmp_path):
+    """types-context-all-engine-exact.json, the exact engine's file renamed when the default's types.json replaced
+    its sibling: asking for types-context-all names it and the variant's own command, not `reproduce
+    types-context-all` (no such experiment)."""
+    write(tmp_path / "committed", "t-context-all-engine-exact", {"epochs": 30})
+    renamed = tmp_path / "committed" / "t-context-all-engine-exact.json"
+    result = json.loads(renamed.read_text())
+    renamed.write_text(json.dumps({**result, "command": "isarcasm reproduce t --context all --seeds 1 --engine exact"}))
+    line = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed").missing("t-context-all")
+    assert "committed, as 't-context-all-engine-exact'" in line and str(renamed) in line
+    assert line.endswith("make the default's with `isarcasm reproduce t --context all --seeds 1`")
+    assert "reproduce t-context-all" not in line
+
+
 def test_an_exact_name_reads_the_users_own_earlier_file_before_the_committed_one(tmp_path, caplog):
     """A results folder with types.json from before the switch (the exact engine's): types-engine-exact is that
     file, not the committed one; a default's file there under the plain name is passed over without a line."""
