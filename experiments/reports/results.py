@@ -169,18 +169,18 @@ class ResultsFiles:
 
     def missing(self, name: str) -> str:
         """One line for results ``name`` that :meth:`find` did not find: how to make them, and where the exact
-        engine's runs of that name are committed (under it, from before the switch, or renamed ``-engine-exact``
+        engine's runs of that name are committed (under it, from before the switch, or under their exact name
         when the default's replaced them elsewhere), how to read those."""
         base, engine = split_engine(name)
-        kept, renamed = self.committed / f"{name}.json", self.committed / f"{name}-engine-exact.json"
+        kept = self.committed / f"{name}.json"
+        exact = [path for path in sorted(self.committed.glob("*.json")) if split_engine(path.stem) == (name, "exact")]
         if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
             hint = (f"{kept} holds the exact engine's runs, made before the fast engine became the default: read them "
                     f"as '{name}-engine-exact', or make the default's with the command that made them, "
-                    f"`{result.get('command', f'isarcasm reproduce {base}')}`")
-        elif engine == "fast" and renamed.is_file():
-            made = load_results(renamed).get("command", f"isarcasm reproduce {base}").replace(" --engine exact", "")
-            hint = (f"only the exact engine's runs are committed, as '{name}-engine-exact' ({renamed}): read them "
-                    f"under that name, or make the default's with `{made}`")
+                    f"`{default_command(result, base)}`")
+        elif engine == "fast" and exact:
+            hint = (f"only the exact engine's runs are committed, as '{exact[0].stem}' ({exact[0]}): read them under "
+                    f"that name, or make the default's with `{default_command(load_results(exact[0]), base)}`")
         else:
             hint = f"run `isarcasm reproduce {base}{' --engine exact' if engine == 'exact' else ''}` first"
         return f"no results for '{name}' in {self.folder}/ ({hint}"
@@ -192,6 +192,21 @@ class ResultsFiles:
         if wrong and say:
             log.warning(f"{where}: {wrong}; not used")
         return not wrong
+
+
+def default_command(result: dict, base: str) -> str:
+    """The command that made ``result`` as a user would type it for the default engine: ``isarcasm`` however it
+    was started, without ``--engine``, the quiet flag and the folders of the machine that made it."""
+    command, after_option = ["isarcasm"], False
+    for word in (result.get("command") or f"isarcasm reproduce {base}").split()[1:]:
+        dropped = word in (*_OPTIONS, *_FLAGS) or word.startswith(tuple(f"{option}=" for option in _OPTIONS))
+        if not (dropped or after_option):
+            command.append(word)
+        after_option = word in _OPTIONS  # the next word is its value
+    return " ".join(command)
+
+
+_OPTIONS, _FLAGS = ("--engine", "--output-dir", "--results-dir"), ("-q", "--quiet")
 
 
 def engine_mismatch(name: str, result: dict) -> str:

@@ -67,18 +67,24 @@ def test_the_missing_line_names_the_command_and_where_the_other_engines_file_is(
     assert "read them as" not in files.missing("u")
 
 
-def test_the_missing_line_names_the_exact_engines_renamed_file_and_the_default_command_that_would_make_it(tmp_path):
+def test_the_missing_line_names_the_exact_engines_file_and_the_default_command_that_would_make_it(tmp_path):
     """types-context-all-engine-exact.json, the exact engine's file renamed when the default's types.json replaced
-    its sibling: asking for types-context-all names it and the variant's own command, not `reproduce
-    types-context-all` (no such experiment)."""
-    write(tmp_path / "committed", "t-context-all-engine-exact", {"epochs": 30})
-    renamed = tmp_path / "committed" / "t-context-all-engine-exact.json"
-    result = json.loads(renamed.read_text())
-    renamed.write_text(json.dumps({**result, "command": "isarcasm reproduce t --context all --seeds 1 --engine exact"}))
-    line = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed").missing("t-context-all")
-    assert "committed, as 't-context-all-engine-exact'" in line and str(renamed) in line
+    its sibling: asking for types-context-all names it and the variant's own command as a user would type it for the
+    default (not `reproduce types-context-all`, no experiment; without --engine, -q and the maker's folders); the
+    engine's mark is found wherever the name puts it (t-engine-exact-authors-scripts for t-authors-scripts)."""
+    commands = {"t-context-all-engine-exact": "__main__.py -q reproduce t --context all --seeds 1 --engine exact "
+                                              "--output-dir /w/runs --results-dir=/w/r",
+                "t-engine-exact-authors-scripts": "isarcasm reproduce t --protocol authors-scripts"}
+    for name, command in commands.items():
+        path = tmp_path / "committed" / f"{name}.json"
+        write(tmp_path / "committed", name, {"epochs": 30})
+        path.write_text(json.dumps({**json.loads(path.read_text()), "command": command}))
+    files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
+    line, renamed = files.missing("t-context-all"), tmp_path / "committed" / "t-context-all-engine-exact.json"
+    assert f"committed, as 't-context-all-engine-exact' ({renamed})" in line
     assert line.endswith("make the default's with `isarcasm reproduce t --context all --seeds 1`")
-    assert "reproduce t-context-all" not in line
+    assert "committed, as 't-engine-exact-authors-scripts'" in files.missing("t-authors-scripts")
+    assert "run `isarcasm reproduce t-batch-size-16` first" in files.missing("t-batch-size-16")
 
 
 def test_an_exact_name_reads_the_users_own_earlier_file_before_the_committed_one(tmp_path, caplog):
