@@ -173,17 +173,22 @@ class ResultsFiles:
         when the default's replaced them elsewhere), how to read those."""
         base, engine = split_engine(name)
         kept = self.committed / f"{name}.json"
-        exact = [path for path in sorted(self.committed.glob("*.json")) if split_engine(path.stem) == (name, "exact")]
         if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
             hint = (f"{kept} holds the exact engine's runs, made before the fast engine became the default: read them "
                     f"as '{name}-engine-exact', or make the default's with the command that made them, "
                     f"`{default_command(result, base)}`")
-        elif engine == "fast" and exact:
-            hint = (f"only the exact engine's runs are committed, as '{exact[0].stem}' ({exact[0]}): read them under "
-                    f"that name, or make the default's with `{default_command(load_results(exact[0]), base)}`")
+        elif engine == "fast" and (exact := self._committed_exact(name)):
+            hint = (f"only the exact engine's runs are committed, as '{exact.stem}' ({exact}): read them under "
+                    f"that name, or make the default's with `{default_command(load_results(exact), base)}`")
         else:
             hint = f"run `isarcasm reproduce {base}{' --engine exact' if engine == 'exact' else ''}` first"
         return f"no results for '{name}' in {self.folder}/ ({hint}"
+
+    def _committed_exact(self, name: str) -> Path | None:
+        """The committed file of the exact engine's results ``name``, wherever that name puts the engine's mark
+        (``table7-engine-exact-authors-scripts`` for ``table7-authors-scripts``)."""
+        return next((path for path in sorted(self.committed.glob("*.json"))
+                     if split_engine(path.stem) == (name, "exact")), None)
 
     @staticmethod
     def _usable(name: str, result: dict, where, say: bool = True) -> bool:
@@ -192,6 +197,11 @@ class ResultsFiles:
         if wrong and say:
             log.warning(f"{where}: {wrong}; not used")
         return not wrong
+
+
+#: What a recorded command drops to become the one a user would type for the default engine: options with their
+#: values, and flags.
+_OPTIONS, _FLAGS = ("--engine", "--output-dir", "--results-dir"), ("-q", "--quiet")
 
 
 def default_command(result: dict, base: str) -> str:
@@ -204,9 +214,6 @@ def default_command(result: dict, base: str) -> str:
             command.append(word)
         after_option = word in _OPTIONS  # the next word is its value
     return " ".join(command)
-
-
-_OPTIONS, _FLAGS = ("--engine", "--output-dir", "--results-dir"), ("-q", "--quiet")
 
 
 def engine_mismatch(name: str, result: dict) -> str:
