@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.runs.one.protocol import split_engine
+from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
@@ -207,13 +208,8 @@ _OPTIONS, _FLAGS = ("--engine", "--output-dir", "--results-dir"), ("-q", "--quie
 def default_command(result: dict, base: str) -> str:
     """The command that made ``result`` as a user would type it for the default engine: ``isarcasm`` however it
     was started, without ``--engine``, the quiet flag and the folders of the machine that made it."""
-    command, after_option = ["isarcasm"], False
-    for word in (result.get("command") or f"isarcasm reproduce {base}").split()[1:]:
-        dropped = word in (*_OPTIONS, *_FLAGS) or word.startswith(tuple(f"{option}=" for option in _OPTIONS))
-        if not (dropped or after_option):
-            command.append(word)
-        after_option = word in _OPTIONS  # the next word is its value
-    return " ".join(command)
+    words = (result.get("command") or f"isarcasm reproduce {base}").split()[1:]
+    return " ".join(["isarcasm", *without_options(words, _OPTIONS, _FLAGS)])
 
 
 def engine_mismatch(name: str, result: dict) -> str:

@@ -5,6 +5,7 @@ import random
 from pathlib import Path
 
 from experiments.reports.results import load_results, results_text
+from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import Backing, export, key_of, repeats, spec_of
 from experiments.runs.many.scheduler import RunTask, run_tasks
 from experiments.runs.one.spec import RunPlace
@@ -56,13 +57,7 @@ def retrain_command(command: str | None, experiment: str) -> str:
     verb = next((i for i, word in enumerate(words) if word in ("reproduce", "cross-eval")), None)
     if verb is None:
         return f"isarcasm reproduce {experiment}"
-    kept, skip = [], False
-    for word in words[verb:]:
-        if skip or word == "--references" or word.split("=")[0] in _WHERE:
-            skip = not skip and word in _WHERE  # its value follows unless written --option=value
-            continue
-        kept.append(word)
-    return " ".join(["isarcasm", *kept])
+    return " ".join(["isarcasm", *without_options(words[verb:], _WHERE, ("--references",))])
 
 
 def spot_check(experiment: str, sample: int, settings: Settings, seed: int = 0) -> list[dict]:

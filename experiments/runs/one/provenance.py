@@ -254,3 +254,17 @@ def config_hash(config: dict) -> str:
 
 def command_line() -> str:
     return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+def without_options(words: list[str], options, flags=()) -> list[str]:
+    """The words of a recorded command line without ``options``, each with its value (the next word, or after
+    ``=``), and without ``flags``: a command that made results, retold without where or how it ran."""
+    kept, value_next = [], False
+    for word in words:
+        if value_next or word in flags:
+            value_next = False
+            continue
+        value_next = word in options
+        if not value_next and word.split("=")[0] not in options:
+            kept.append(word)
+    return kept
