@@ -2,7 +2,9 @@
 
 Trains the same run (corpus, model, seed) under ``--engine exact`` and under the fast engine with
 several numbers of pieces per batch, each for a few epochs, in turn and repeated, so that a
-change in the machine's load hits every variant alike.  It prints, per variant, the median
+change in the machine's load hits every variant alike.  ``--live-rows K`` adds each variant again with
+the models' LSTMs computing only the rows still inside their text, in K chunks of time
+(``recurrent_loop.LiveRowsLSTM``, a lever measured, not an option of the suite).  It prints, per variant, the median
 wall and CPU seconds of the epochs after the first (the first traces the graph), the run's
 seconds, its peak memory, and the CPU ratio to the exact engine (CPU seconds: with one thread,
 the work done, which other load on the machine changes far less than wall time).  One thread, as each ``--jobs 2`` worker has.
@@ -10,13 +12,14 @@ the work done, which other load on the machine changes far less than wall time).
 Usage::
 
     TF_NUM_INTRAOP_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/fast_engine.py --model lstm \
-        [--corpus isarcasm] [--epochs 4] [--pieces 2,4,8] [--repeats 2]
+        [--corpus isarcasm] [--epochs 4] [--pieces 2,4,8] [--repeats 2] [--live-rows 4]
 
 The run store is a temporary folder: nothing is reused and nothing is kept.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import statistics
@@ -30,6 +33,7 @@ from experiments.runs.one import selection
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from preprocessing.corpora import load_corpus
+from recurrent_loop import live_rows_in_models
 
 
 def train_once(spec: RunSpec, dataset, data_dir: Path, pieces: int) -> dict:
@@ -70,6 +74,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--pieces", default="2,4,8")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--live-rows", type=int, default=0, metavar="CHUNKS",
+                        help="also every variant with live-rows LSTMs in CHUNKS chunks of time (0: not)")
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("ISARCASM_DATA", "data")))
     args = parser.parse_args()
 
@@ -77,10 +83,13 @@ def main() -> None:
     variants = [("exact", 1)] + [("fast", int(k)) for k in args.pieces.split(",")]
     seen: dict[str, list[dict]] = {}
     for _ in range(args.repeats):
-        for engine, pieces in variants:
-            spec = RunSpec(args.corpus, args.model, args.seed, TrainConfig(epochs=args.epochs, engine=engine))
-            name = engine if engine == "exact" else f"fast, {pieces} pieces"
-            seen.setdefault(name, []).append(train_once(spec, dataset, args.data_dir, pieces))
+        for live in [0] + ([args.live_rows] if args.live_rows else []):
+            for engine, pieces in variants:
+                spec = RunSpec(args.corpus, args.model, args.seed, TrainConfig(epochs=args.epochs, engine=engine))
+                name = (engine if engine == "exact" else f"fast, {pieces} pieces") + (
+                    f", live rows in {live} chunks" if live else "")
+                with live_rows_in_models(live) if live else contextlib.nullcontext():
+                    seen.setdefault(name, []).append(train_once(spec, dataset, args.data_dir, pieces))
     print(f"{args.model} on {args.corpus}, seed {args.seed}, {args.epochs} epochs, {args.repeats} repeats; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
           f"threads {os.environ.get('TF_NUM_INTRAOP_THREADS', 'all')}")
