@@ -12,7 +12,8 @@ the work done, which other load on the machine changes far less than wall time).
 Usage::
 
     TF_NUM_INTRAOP_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/fast_engine.py --model lstm \
-        [--corpus isarcasm] [--epochs 4] [--pieces 2,4,8] [--repeats 2] [--live-rows 4]
+        [--corpus isarcasm] [--epochs 4] [--pieces 2,4,8] [--repeats 2] \
+        [--live-rows 4]
 
 The run store is a temporary folder: nothing is reused and nothing is kept.
 """

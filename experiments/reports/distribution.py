@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.reports.fidelity import PROTOCOL_RULES
 from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
@@ -114,17 +115,26 @@ def _random_splits(n: int, k: int, permutations: int, seed: int) -> np.ndarray:
 
 def load_side(source: str, grid: str | None = None) -> Side:
     """Per-seed values of ``source``: a run folder (both rules, scored from each run's per-epoch record),
-    or a results file, ``PATH`` or, for a fidelity file, ``PATH:PROTOCOL``, whose values are the
-    ``best`` rule's, with ``grid`` (the same forms) the ``grid`` rule's."""
+    or a results file, ``PATH`` or, for a fidelity file, ``PATH:PROTOCOL``, under the rule that chose its
+    values (a table's ``selection``; a fidelity protocol's, :data:`~experiments.reports.fidelity.PROTOCOL_RULES`), with
+    ``grid`` (the same forms) the ``grid`` rule's values of the same runs when ``source`` holds the ``best``
+    rule's.  A protocol chosen by the grid rule (the authors' code, their scripts) is so compared as the grid
+    rule's: under ``best`` its rows would say another rule than the one that chose them."""
     path, protocol = _split(source)
     if path.is_dir():
         if grid:
             raise IsarcasmError(f"{path} is a run folder: both rules are scored from its runs, so it takes no "
                                 "grid results file")
         return _collect(_run_entries(path))
-    side = {"best": _rule_values(path, protocol, "best")}
+    side = _file_side(path, protocol)
     if grid:
-        side["grid"] = _rule_values(*_split(grid), "grid")
+        if "grid" in side:
+            raise IsarcasmError(f"{source} holds the 'grid' rule's results already: give it without a grid file")
+        given = _file_side(*_split(grid))
+        if "grid" not in given:
+            raise IsarcasmError(f"{grid} holds the '{next(iter(given))}' rule's results but is given as the "
+                                "'grid' rule's")
+        side.update(given)
     return side
 
 
@@ -157,25 +167,23 @@ def _collect(entries) -> Side:
             for rule, cells in gathered.items()}
 
 
-def _rule_values(path: Path, protocol: str | None, rule: str) -> dict:
-    found = _collect(_file_entries(path, protocol, rule)).get(rule)
-    if not found:
-        raise IsarcasmError(f"{path}: no trained cell")
-    return found
-
-
-def _file_entries(path: Path, protocol: str | None, rule: str):
+def _file_side(path: Path, protocol: str | None) -> Side:
+    """A results file's per-seed values, under the one rule that chose them."""
     result = load_results(path)
     if result["kind"] == "fidelity":
-        return _fidelity_entries(result, path, protocol, rule)
-    if result["kind"] != "table":
+        rule = PROTOCOL_RULES.get(protocol, "best")
+        entries = _fidelity_entries(result, path, protocol, rule)
+    elif result["kind"] != "table":
         raise IsarcasmError(f"{path}: a {result['kind']} results file; the criterion reads table or fidelity results")
-    if protocol:
+    elif protocol:
         raise IsarcasmError(f"{path}: a table results file has no protocols (drop ':{protocol}')")
-    held = result.get("selection", result.get("train", {}).get("selection", "best"))
-    if held != rule:
-        raise IsarcasmError(f"{path} holds the '{held}' rule's results but is given as the '{rule}' rule's")
-    return _table_entries(result, path, rule)
+    else:
+        rule = result.get("selection", result.get("train", {}).get("selection", "best"))
+        entries = _table_entries(result, path, rule)
+    found = _collect(entries).get(rule)
+    if not found:
+        raise IsarcasmError(f"{path}: no trained cell")
+    return {rule: found}
 
 
 def _table_entries(result: dict, path: Path, rule: str):

@@ -66,6 +66,10 @@ LABELS = {
     "authors-code": "authors' code",
     "authors-scripts": "authors' scripts",
 }
+#: The selection rule that chose each protocol's epoch and threshold: the paper's (``best``, at 0.5) or the
+#: authors' code's (``grid``), so that a protocol's values are compared under the rule that made them.
+PROTOCOL_RULES = {"as-written": "best", "as-written+grid": "grid", "authors-training+best": "best",
+                  "authors-code": "grid", "authors-scripts": "grid"}
 
 
 def _range(stats: dict, metric: str) -> str:

@@ -16,6 +16,7 @@ from markdown_tables import unpadded
 
 from experiments.reports import distribution
 from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
+from experiments.reports.fidelity import LABELS, PROTOCOL_RULES
 from experiments.runs.one.metrics import summary_stats
 from experiments.runs.one.store import CONFIG, METRICS
 from experiments.runs.one.trajectory import Trajectory, run_under, save_record
@@ -175,6 +176,22 @@ def test_a_fidelity_protocol_gives_the_per_seed_share_and_equals_the_table(tmp_p
     assert all(row["delta"] == pytest.approx(0, abs=1e-12) for row in result["rows"])
 
 
+def test_values_chosen_by_the_grid_rule_are_compared_as_the_grid_rules(tmp_path):
+    """A grid-selected table (the authors' scripts) or fidelity protocol given alone is the grid rule's, as the
+    rows then say; the paper's protocol as written stays the best rule's."""
+    values = reference_values()
+    grid_table = load_side(write(tmp_path, "grid.json", table(values, selection="grid")))
+    document = fidelity(values)
+    for cell in document["cells"]:
+        cell["protocols"]["authors-scripts"] = cell["protocols"]["as-written"]
+    path = write(tmp_path, "fidelity.json", document)
+    assert list(grid_table) == ["grid"] and list(load_side(path + ":authors-scripts")) == ["grid"]
+    assert list(load_side(path + ":as-written")) == ["best"]
+    result = compare(grid_table, load_side(path + ":authors-scripts"))
+    assert {row["rule"] for row in result["rows"]} == {"grid"} and result["passes"]
+    assert set(PROTOCOL_RULES) == set(LABELS)  # every protocol the fidelity report shows has its rule
+
+
 def toy_run(folder, seed, rng, classes=2):
     """A finished run's files that run_under reads: config, metrics and a 3-epoch record."""
     folder.mkdir(parents=True)
@@ -219,7 +236,9 @@ def test_a_multiclass_run_folder_is_scored_on_macro_f1_and_accuracy(tmp_path):
     (("ref.json", "ref.json", "--candidate-seeds", "0-2"), "at least 4"),
     (("ref.json", "fidelity.json"), "name one as"),
     (("ref.json", "fidelity.json:nope"), "name one as"),
-    (("grid.json", "ref.json"), "holds the 'grid' rule's results"),
+    (("grid.json", "ref.json"), "share no selection rule"),
+    (("ref.json", "ref.json", "--reference-grid", "ref.json"), "holds the 'best' rule's results but is given as"),
+    (("grid.json", "grid.json", "--candidate-grid", "grid.json"), "holds the 'grid' rule's results already"),
     (("ref.json", "ref.json", "--reference-seeds", "a-b"), "write them as"),
     (("ref.json", "types.json"), "scored as another task"),
     (("types.json", "no-accuracy.json"), "has no accuracy"),
