@@ -12,9 +12,10 @@ Usage::
     python benchmarks/same_distribution.py REFERENCE CANDIDATE [--reference-grid R --candidate-grid C]
         [--reference-seeds 0-4] [--candidate-seeds 5-9] [--corpus isarcasm] [--models lstm,cnn]
 
-REFERENCE and CANDIDATE are each a results file (``results/table7.json``: its values are the
-``best`` rule's; a fidelity file names one protocol, ``table7-fidelity.json:as-written``), with the
-``grid`` rule's results of the same runs given by ``--reference-grid``/``--candidate-grid``
+REFERENCE and CANDIDATE are each a results file, compared under the rule that chose its values
+(``results/table7.json``: the ``best`` rule's; ``table7-authors-scripts.json``: the ``grid`` rule's; a
+fidelity file names one protocol, ``table7-fidelity.json:as-written``), with the ``grid`` rule's results
+of the same runs beside a ``best`` one given by ``--reference-grid``/``--candidate-grid``
 (``table7-selection-grid.json``, ``table7-fidelity.json:as-written+grid``); or a run folder (an
 experiment's folder of a run store, ``--output-dir``/table7), whose runs are scored under both rules
 from their per-epoch records.
@@ -129,7 +130,8 @@ def print_pooled(pooled: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("reference", help="results file (best rule), FILE:PROTOCOL of a fidelity file, or run folder")
+    parser.add_argument("reference", help="results file (under the rule that chose it), FILE:PROTOCOL of a fidelity file, "
+                        "or run folder")
     parser.add_argument("candidate", help="the same forms as REFERENCE")
     parser.add_argument("--reference-grid", help="the grid rule's results of the reference's runs")
     parser.add_argument("--candidate-grid", help="the grid rule's results of the candidate's runs")
