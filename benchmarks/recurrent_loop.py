@@ -103,8 +103,9 @@ class LiveRowsLSTM(layers.LSTM):
             outputs.append(piece)
         restore = ops.argsort(order)
         states = [ops.take(state, restore, axis=0) for state in states]
-        joined = ops.take(ops.concatenate(outputs, axis=1), restore, axis=0) if self.return_sequences else None
-        return states[0], joined if joined is not None else ops.expand_dims(states[0], 1), states
+        if self.return_sequences:
+            return states[0], ops.take(ops.concatenate(outputs, axis=1), restore, axis=0), states
+        return states[0], ops.expand_dims(states[0], 1), states
 
     def get_config(self):
         return {**super().get_config(), "chunks": self.chunks}

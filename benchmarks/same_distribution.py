@@ -130,8 +130,8 @@ def print_pooled(pooled: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("reference", help="results file (under the rule that chose it), FILE:PROTOCOL of a fidelity file, "
-                        "or run folder")
+    parser.add_argument("reference", help="results file (under the rule that chose it), FILE:PROTOCOL of a "
+                        "fidelity file, or run folder")
     parser.add_argument("candidate", help="the same forms as REFERENCE")
     parser.add_argument("--reference-grid", help="the grid rule's results of the reference's runs")
     parser.add_argument("--candidate-grid", help="the grid rule's results of the candidate's runs")
