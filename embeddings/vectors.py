@@ -1,9 +1,10 @@
 """Pre-trained word vectors: locate, load, and cache.
 
 The default is the GloVe 6B 100-d subset in the data directory (see the
-``glove`` resource).  ``--embeddings PATH`` takes any GloVe or word2vec *text*
-file, gzipped or not, with or without the word2vec ``COUNT DIM`` header line;
-``--embeddings random`` means no pre-trained vectors.
+``glove`` resource); ``--embeddings NAME`` takes any of :data:`NAMED_VECTORS`,
+each a resource of the data catalog.  ``--embeddings PATH`` takes any GloVe or
+word2vec *text* file, gzipped or not, with or without the word2vec ``COUNT DIM``
+header line; ``--embeddings random`` means no pre-trained vectors.
 
 Parsing a text file of vectors is slow next to reading an array (see
 docs/results/speed.md), so the first load
@@ -59,6 +60,14 @@ try:
 except ImportError:  # Windows: no flock; workers may then build the same cache side by side
     fcntl = None
 
+#: The named word vectors ``--embeddings NAME`` takes, each the resource of the data catalog of that name
+#: (preprocessing/catalog.py: its file in the data directory, ``isarcasm data fetch NAME`` gets it), and what
+#: it is.  Every name but the default is a named variant, as any other setting's value.
+NAMED_VECTORS = {
+    "glove": "GloVe 6B 100-d, a 341,479-word subset without single letters, numbers or apostrophe words",
+    "glove-6b-full": "GloVe 6B 100-d, all 400,000 words (i, a, n't, 's and numbers included)",
+    "glove-twitter-100": "GloVe Twitter 27B 100-d, 1,193,514 words learned from tweets",
+}
 DEFAULT = "glove"
 RANDOM = "random"
 WORD2VEC = "word2vec"  # trained per run on its training split: no file (see embeddings.word2vec)
@@ -69,29 +78,49 @@ _WORDS_FILE = "words.json"
 _META_FILE = "meta.json"
 
 
+def vectors_help() -> str:
+    """What ``--embeddings`` takes, for the help of every command with the option."""
+    named = "; ".join(f"{name}: {description}" for name, description in NAMED_VECTORS.items())
+    return (f"Word vectors: a name ({named}; fetched with `isarcasm data fetch NAME`), 'random', 'word2vec' "
+            "(trained on the training split), or a GloVe/word2vec text file.")
+
+
 def default_vectors_path(data_dir: Path) -> Path:
     """The default vectors file: the ``glove`` resource of the data catalog."""
 
-    return Path(data_dir) / get_package("glove").files[0].path
+    return named_vectors_path(DEFAULT, data_dir)
+
+
+def named_vectors_path(name: str, data_dir: Path) -> Path:
+    """Where the data directory holds the named vectors ``name`` (:data:`NAMED_VECTORS`)."""
+    return Path(data_dir) / get_package(name).files[0].path
+
+
+def _fetch_command(name: str) -> str:
+    """The command that gets a named vectors file: ``--mirror DIR`` where a file has no public download."""
+    mirror = "" if all(file.url for file in get_package(name).files) else " --mirror DIR"
+    return f"isarcasm data fetch {name}{mirror}"
 
 
 def vectors_path(spec: str | Path | None, data_dir: Path) -> Path | None:
     """The file to load for ``spec``, which must exist; ``None`` for ``random``
     and ``word2vec``, which read no file.
 
-    ``spec`` is ``None`` or ``glove`` (the default file), ``random``,
-    ``word2vec``, or a path.
+    ``spec`` is ``None`` (the default, ``glove``), a name of :data:`NAMED_VECTORS`,
+    ``random``, ``word2vec``, or a path.  A named file that is missing is one line
+    with the command that fetches it.
     """
-    if spec is not None and str(spec) in (RANDOM, WORD2VEC):
+    name = DEFAULT if spec is None else str(spec)
+    if name in (RANDOM, WORD2VEC):
         return None
-    default = spec is None or str(spec) == DEFAULT
-    path = default_vectors_path(data_dir) if default else Path(spec).expanduser()
-    how = (
-        "pass --embeddings PATH (a GloVe/word2vec text file) or --embeddings random"
-        if not default
-        else "run `isarcasm data fetch glove --mirror DIR`, pass --embeddings PATH "
-             "(a GloVe/word2vec text file), or --embeddings random"
-    )
+    if name in NAMED_VECTORS:
+        path = named_vectors_path(name, data_dir)
+        how = (f"run `{_fetch_command(name)}`, pass --embeddings PATH (a GloVe/word2vec text file), "
+               "or --embeddings random")
+    else:
+        path = Path(spec).expanduser()
+        how = (f"pass --embeddings PATH (a GloVe/word2vec text file), a name ({', '.join(NAMED_VECTORS)}) "
+               "or --embeddings random")
     return require_file(path, f"{path}: word vectors file not found; {how}")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from embeddings.matrix import embedding_matrix
-from embeddings.vectors import load_vectors_report
+from embeddings.vectors import DEFAULT, load_vectors_report, vectors_help
 from experiments.cli.options import (
     data_dir,
     echo_json,
@@ -21,8 +21,7 @@ from preprocessing.errors import IsarcasmError
 
 def embeddings_option(func):
     return click.option(
-        "--embeddings", "embeddings_spec", default="glove", show_default=True,
-        help="'glove' (the default file in the data directory), 'random', or a GloVe/word2vec text file.",
+        "--embeddings", "embeddings_spec", default=DEFAULT, show_default=True, help=vectors_help(),
     )(func)
 
 

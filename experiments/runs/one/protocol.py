@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
+from embeddings.vectors import DEFAULT as DEFAULT_VECTORS, vectors_help
 from experiments.runs.one.provenance import backend_variant
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
@@ -131,8 +132,7 @@ class TrainConfig:
                               RULES)
     threshold: float = _setting(0.5, range=FRACTION)
     tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
-    embeddings: str = _setting("glove", "'glove' (data dir), 'random', 'word2vec' (trained on the training split), "
-                               "or a GloVe/word2vec text file.")
+    embeddings: str = _setting(DEFAULT_VECTORS, vectors_help())
     class_weight: str = _setting("none", "balanced: weight the loss by inverse class frequency (a variant, not the "
                                  "paper's setting).", CLASS_WEIGHTS)
     #: Cap on training examples (set by --quick smoke runs only).
