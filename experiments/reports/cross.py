@@ -131,8 +131,9 @@ def _summary(result: dict) -> list[str]:
         table.append(parts)
     lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", ""]
     if floors:
-        lines += ["*− floor*: each cell's gain over its column's floor (the higher of the column's "
-                  + " and ".join(f"*{name}*" for name in floors) + " scores for that metric), averaged like the "
+        named = " and ".join(f"*{name}*" for name in floors)
+        which = f"the higher of the column's {named} scores" if len(floors) > 1 else f"the column's {named} score"
+        lines += [f"*− floor*: each cell's gain over its column's floor ({which} for that metric), averaged like the "
                   "cells. The floors differ from column to column with the column's sarcastic share, so compare "
                   "in-domain with out-of-domain by the gains, not by the raw means.", ""]
     lines += markdown_table(table, header)

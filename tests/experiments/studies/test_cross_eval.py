@@ -208,12 +208,14 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     # each, the mean gain over the column's floor: in-domain (0.4 - 0.067) / 2, out-of-domain (-0.267 + 0.1) / 2.
     assert "| lstm | 0.700 | 0.450 | +0.167 | -0.083 | 0.350 | 0.225 | +0.083 | -0.042 |" in text
     assert "sarcastic share: a 25%, b 50%)" in text and "majority" not in text  # saved before the majority floor
+    assert "gain over its column's floor (the column's *all sarcastic* score for that metric)" in text
     mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
     result["majority"] = {name: constant_floors(floor["sarcastic_share"])["majority"] for name, floor in floors.items()}
     macro = unpadded(cross_markdown(result)).split("## Mean over the 2 models: macro-F1")[1]
     assert "| *majority* | *0.429* | *0.333* |" in macro  # a: F1 of the other class 2 * 0.75 / 1.75, halved
+    assert "(the higher of the column's *all sarcastic* and *majority* scores for that metric)" in cross_markdown(result)
     assert "Wall time 0 min 01 s. " in text
     result.update(training_runs=2, compute_seconds=3725)
     assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
