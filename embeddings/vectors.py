@@ -367,7 +367,7 @@ def parse_vectors(source: Path, progress: bool = True):
     header = _has_word2vec_header(source)
     if header:
         _check_header(source)
-    _note(progress, f"reading word vectors from {source} (once, then cached; about 40 s for 400k words on an idle machine) ...")
+    _note(progress, f"reading word vectors from {source} (once, then cached) ...")
     started = time.perf_counter()
     _check_rows(source, header)
     try:

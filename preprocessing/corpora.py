@@ -15,7 +15,7 @@ from . import catalog  # noqa: F401  (the declarations register themselves in CO
 from .anyfile import FORMATS, file_format, file_stem, read_any_file
 from .errors import DataError, IsarcasmError
 from .records import Dataset
-from .specs import CORPORA, RESOURCES, DataPackage
+from .specs import CORPORA, RESOURCES, CorpusSpec, DataPackage
 
 def packages() -> list[DataPackage]:
     """Every fetchable package: corpora first, then resources."""
@@ -105,8 +105,7 @@ def load_corpus(name: str, data_dir: Path, **options) -> Dataset:
             + f"; run `isarcasm data fetch {name} --mirror DIR`"
         )
     options = {k: v for k, v in options.items() if v is not None}
-    accepted = inspect.signature(spec.reader).parameters
-    unsupported = [k for k in options if k not in accepted]
+    unsupported = [k for k in options if k not in reader_options(spec)]
     if unsupported:
         flag = "--" + unsupported[0].replace("_", "-")
         raise IsarcasmError(f"corpus '{name}' does not take {flag} (it is for other corpora or file corpora)")
@@ -122,6 +121,12 @@ def load_corpus(name: str, data_dir: Path, **options) -> Dataset:
         aux_labels=dict(spec.aux_labels),
     )
     return _validated(dataset)
+
+
+def reader_options(spec: CorpusSpec) -> set[str]:
+    """The options a registered corpus' reader takes after the data directory (``text_file`` for
+    ``isarcasm-ids``, whose text the user supplies)."""
+    return set(list(inspect.signature(spec.reader).parameters)[1:])
 
 
 def corpus_options(name: str, text_col: str = "text", label_col: str = "label", split_col: str | None = None,

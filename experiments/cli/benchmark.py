@@ -106,7 +106,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
 
     MODEL is trained (or its finished runs reused) in every cell; the classic models' existing runs
     are used, and missing ones are listed with the command that makes them; the reference rows
-    (all-sarcastic, majority, tfidf-lr) are scored where missing (seconds) in the table experiments'
+    (all-sarcastic, majority, tfidf-lr) are scored where missing in the table experiments'
     cells. Each comparison is a paired test on the same test predictions. Writes results/benchmark-MODEL.{json,md}.
     MODEL may also be a reference row (all-sarcastic, majority, tfidf-lr), a scikit-learn estimator
     (--estimator), outside predictions (--predictions) or a Keras model that reads raw text

@@ -16,7 +16,7 @@ from experiments.cli.options import (
     open_corpus,
 )
 from experiments.reports.format import table
-from preprocessing.corpora import load_corpus, packages, require_data_dir
+from preprocessing.corpora import load_corpus, packages, reader_options, require_data_dir
 from preprocessing.errors import IsarcasmError
 from preprocessing.fetch import FileStatus, fetch, verify
 from preprocessing.records import Dataset
@@ -67,13 +67,14 @@ def list_corpora(ctx: click.Context, as_json: bool) -> None:
             balance = f"{s['classes']} classes"
         else:
             balance = " / ".join(f"{v['sarcastic_pct']:.1f}" for v in s["splits"].values())
-        rows.append([s["name"], s["language"], "yes" if s["available"] else "no", *sizes, balance])
+        available = "no" if not s["available"] else "ids only" if not s["with_text"] else "yes"
+        rows.append([s["name"], s["language"], available, *sizes, balance])
     click.echo(table(rows, ["corpus", "lang", "available", *columns, "% sarcastic (per split)"]))
     for s in summaries:
         if not s["available"]:
             click.echo(f"{s['name']}: {s['reason']}")
-        elif s["with_text"] < s["records"]:
-            click.echo(f"{s['name']}: only {s['with_text']:,} of {s['records']:,} records have text")
+        elif "text" in s:
+            click.echo(f"{s['name']}: {s['text']}")
 
 
 def _summary(spec: CorpusSpec, directory: Path) -> dict:
@@ -91,11 +92,24 @@ def _summary(spec: CorpusSpec, directory: Path) -> dict:
         splits[split] = {"records": total, "labels": {n: counts.get(i, 0) for i, n in enumerate(spec.label_names)}}
         if spec.is_binary:
             splits[split]["sarcastic_pct"] = round(100 * counts.get(1, 0) / total, 1)
+    with_text = sum(r.text is not None for r in dataset.records)
     return {
-        **summary, "available": True, "records": len(dataset.records),
-        "with_text": sum(r.text is not None for r in dataset.records), "splits": splits,
+        **summary, "available": True, "records": len(dataset.records), "with_text": with_text,
+        **_missing_text(spec, len(dataset.records), with_text), "splits": splits,
         "folds": len(dataset.folds), "warnings": dataset.warnings,
     }
+
+
+def _missing_text(spec: CorpusSpec, records: int, with_text: int) -> dict:
+    """``text``: what a corpus whose records lack text holds, and how to supply it (isarcasm-ids ships
+    tweet ids and labels, its text comes from the user's --text-file); none where every record has text."""
+    if with_text == records:
+        return {}
+    if with_text:
+        return {"text": f"only {with_text:,} of {records:,} records have text"}
+    supply = ("; the commands that read it take the text from --text-file FILE (id<TAB>text lines)"
+              if "text_file" in reader_options(spec) else "")
+    return {"text": f"ids and labels of {records:,} records, no text: nothing to train or evaluate on{supply}"}
 
 
 # --- stats -----------------------------------------------------------------------------------------

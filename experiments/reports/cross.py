@@ -4,7 +4,8 @@ For each model a matrix, rows = training corpus, columns = test corpus (a test-o
 a researcher's own file, is a column without a row), of
 sarcastic-class F1 and macro-F1 (mean ± std over seeds), each column with the
 scores of labelling every text sarcastic and of labelling every text with its majority class
-beside it; a summary of in-domain against out-of-domain first.  Corpora are named by labels
+beside it; a summary of in-domain against out-of-domain first, which compares each cell's gain over
+its column's floor (the columns' floors differ, so their raw scores do not compare).  Corpora are named by labels
 unique within the matrix (a file by its stem, or by the end of its path where two files share
 a stem or a file's stem is a corpus' name; ``files`` maps those to the files).
 """
@@ -19,6 +20,8 @@ from experiments.reports.format import duration, failed_section, markdown_table
 
 #: The metrics of the matrix and their names in the report.
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
+#: The floor rows: their name in the reports -> the results' key of each column's scores under that labelling.
+FLOORS = {"all sarcastic": "all_sarcastic", "majority": "majority"}
 
 
 def matrix(result: dict, model: str, metric: str) -> dict[tuple[str, str], dict]:
@@ -51,7 +54,7 @@ def cross_markdown(result: dict) -> str:
          "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
          "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
     ]
-    corpora, floors = result["corpora"], _floors(result)
+    corpora, floors = result["corpora"], floor_rows(result)
     if floors:
         shares = next(iter(floors.values()))
         lines += ["", f"Each matrix ends with the rows {' and '.join(f'*{name}*' for name in floors)}: the scores of "
@@ -74,11 +77,18 @@ def cross_markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _floors(result: dict) -> dict[str, dict]:
+def floor_rows(result: dict) -> dict[str, dict]:
     """The floor rows of the matrices: row name -> (corpus -> scores); results saved before the majority
     floor was recorded have all-sarcastic alone, older ones none."""
-    return {row: result[key] for row, key in (("all sarcastic", "all_sarcastic"), ("majority", "majority"))
-            if result.get(key)}
+    return {row: result[key] for row, key in FLOORS.items() if result.get(key)}
+
+
+def column_floor(floors: dict[str, dict], test: str, metric: str) -> float | None:
+    """The floor a cell of column ``test`` is read against: the best score of a constant labelling (the
+    higher of the column's floor rows for ``metric``); None where the column has none (a column with
+    texts of one class, or results saved before the floors were recorded)."""
+    scores = [floor[test][metric] for floor in floors.values() if test in floor]
+    return max(scores) if scores else None
 
 
 def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: dict, metric: str) -> list[str]:
@@ -98,23 +108,35 @@ def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: 
 
 
 def _summary(result: dict) -> list[str]:
-    """What a reader looks for first: each model's in-domain and out-of-domain means, and the matrix
-    averaged over the models (which corpora transfer to which)."""
-    corpora = result["corpora"]
-    header = ["model", *(f"{label}, {where}" for label in MATRIX_METRICS.values()
-                         for where in ("in-domain", "out-of-domain"))]
+    """What a reader looks for first: each model's in-domain and out-of-domain means, with the means of
+    each cell's gain over its column's floor (:func:`column_floor`): a column with more sarcastic text
+    has higher floors, so raw means over different columns do not compare; and the matrix averaged
+    over the models (which corpora transfer to which)."""
+    corpora, floors = result["corpora"], floor_rows(result)
+    wheres = ("in-domain", "out-of-domain")
+    header = ["model"]
+    for label in MATRIX_METRICS.values():
+        header += [f"{label}, {where}" for where in wheres]
+        header += [f"{label} − floor, {where}" for where in wheres] if floors else []
     table = []
     for model in result["models"]:
         parts = [model]
         for metric in MATRIX_METRICS:
             values = matrix(result, model, metric)
-            for same in (True, False):
-                means = [v["mean"] for (a, b), v in values.items() if (a == b) == same and v["mean"] is not None]
-                parts.append(f"{np.mean(means):.3f}" if means else "—")
+            cells = {same: [(test, v["mean"]) for (train, test), v in values.items()
+                            if (train == test) == same and v["mean"] is not None] for same in (True, False)}
+            parts += [_mean([mean for _, mean in cells[same]], "{:.3f}") for same in (True, False)]
+            if floors:
+                parts += [_mean(_gains(cells[same], floors, metric), "{:+.3f}") for same in (True, False)]
         table.append(parts)
-    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", "",
-             *markdown_table(table, header)]
-    floors = _floors(result)
+    lines = ["", "## Summary: in-domain against out-of-domain (mean over cells of the seeds' means)", ""]
+    if floors:
+        named = " and ".join(f"*{name}*" for name in floors)
+        which = f"the higher of the column's {named} scores" if len(floors) > 1 else f"the column's {named} score"
+        lines += [f"*− floor*: each cell's gain over its column's floor ({which} for that metric), averaged like the "
+                  "cells. The floors differ from column to column with the column's sarcastic share, so compare "
+                  "in-domain with out-of-domain by the gains, not by the raw means.", ""]
+    lines += markdown_table(table, header)
     for metric, label in MATRIX_METRICS.items():
         per_model = [matrix(result, model, metric) for model in result["models"]]
         averaged = {}
@@ -128,13 +150,29 @@ def _summary(result: dict) -> list[str]:
     return lines
 
 
+def _gains(cells: list[tuple[str, float]], floors: dict[str, dict], metric: str) -> list[float]:
+    """Each (test column, score) as its gain over the column's floor, where the column has one."""
+    against = [(score, column_floor(floors, test, metric)) for test, score in cells]
+    return [score - floor for score, floor in against if floor is not None]
+
+
+def _mean(values: list[float], form: str) -> str:
+    """The mean of ``values`` as ``form`` writes it; a dash where there is none."""
+    return form.format(np.mean(values)) if values else "—"
+
+
 def cross_csv(result: dict) -> str:
+    """One row per cell and metric, with its test column's floors for that metric (empty where unknown)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds"])
+    floors = {name: result.get(key) or {} for name, key in FLOORS.items()}
+    writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds",
+                     *(f"floor_{key}" for key in FLOORS.values())])
     for cell in result["cells"]:
         for metric, stats in cell["metrics"].items():
             shown = ("", "") if stats["mean"] is None else (f"{stats['mean']:.4f}", f"{stats['std']:.4f}")
+            column = [f"{floor[cell['test_corpus']][metric]:.4f}" if cell["test_corpus"] in floor else ""
+                      for floor in floors.values()]
             writer.writerow([cell["model"], cell["train_corpus"], cell["test_corpus"], metric, *shown,
-                             len(stats["values"])])
+                             len(stats["values"]), *column])
     return buffer.getvalue()

@@ -18,7 +18,7 @@ import numpy as np
 from markdown_it import MarkdownIt
 from sklearn.metrics import average_precision_score, precision_recall_curve
 
-from experiments.reports.cross import MATRIX_METRICS, matrix, rows
+from experiments.reports.cross import MATRIX_METRICS, floor_rows, matrix, rows
 from experiments.reports.table import shown_metrics
 from experiments.runs.one.store import (
     PREDICTIONS,
@@ -265,41 +265,51 @@ def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
 # --- cross-dataset matrix ---------------------------------------------------------------------
 
 def cross_heatmap(result: dict, model: str, path: Path) -> Path:
-    """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side."""
+    """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side. Under
+    the training rows, each floor row (:func:`experiments.reports.cross.floor_rows`): the column's score
+    when every text is labelled one way, which a cell must beat to mean anything."""
     plt = _pyplot()
     from matplotlib.patches import Rectangle  # matplotlib: only when drawing
 
-    corpora, trained = result["corpora"], rows(result)
-    size = len(corpora)
-    figure, axes = plt.subplots(1, len(MATRIX_METRICS), figsize=(1.25 * size * 2 + 3.5, 1.0 * len(trained) + 2.2),
+    corpora, trained, floors = result["corpora"], rows(result), floor_rows(result)
+    labels, size = [*trained, *(f"{name} (floor)" for name in floors)], len(corpora)
+    figure, axes = plt.subplots(1, len(MATRIX_METRICS), figsize=(1.25 * size * 2 + 3.5, 1.0 * len(labels) + 2.2),
                                 squeeze=False)
     for axis, (metric, label) in zip(axes[0], MATRIX_METRICS.items()):
         values = matrix(result, model, metric)
-        grid = np.full((len(trained), size), np.nan)
+        grid = np.full((len(labels), size), np.nan)
         for (i, train), (j, test) in ((a, b) for a in enumerate(trained) for b in enumerate(corpora)):
             if (train, test) in values and values[(train, test)]["mean"] is not None:
                 grid[i, j] = values[(train, test)]["mean"]
+        for i, floor in enumerate(floors.values(), len(trained)):
+            grid[i] = [floor[test][metric] if test in floor else np.nan for test in corpora]
         image = axis.imshow(grid, cmap="viridis", vmin=0, vmax=1)
         for (i, j), value in np.ndenumerate(grid):
+            floor_row = i >= len(trained)
             if np.isnan(value):
-                shown = "undefined" if (trained[i], corpora[j]) in values else "not run"
+                shown = "undefined" if floor_row or (trained[i], corpora[j]) in values else "not run"
                 axis.text(j, i, shown, ha="center", va="center", fontsize=7, color="grey")
                 continue
-            std = values[(trained[i], corpora[j])]["std"]
-            axis.text(j, i, f"{value:.2f}\n±{std:.2f}", ha="center", va="center", fontsize=8,
+            shown = f"{value:.2f}" if floor_row else f"{value:.2f}\n±{values[(trained[i], corpora[j])]['std']:.2f}"
+            axis.text(j, i, shown, ha="center", va="center", fontsize=8, style="italic" if floor_row else "normal",
                       color="black" if value > 0.6 else "white")
         for i, train in enumerate(trained):  # outline the in-domain cells
             j = corpora.index(train)
             axis.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="red", lw=1.5))
+        if floors:  # a white band between the models' rows and the floors
+            axis.axhline(len(trained) - 0.5, color="white", lw=4)
         axis.set_xticks(range(size), corpora, rotation=35, ha="right", fontsize=8)
-        axis.set_yticks(range(len(trained)), trained, fontsize=8)
+        axis.set_yticks(range(len(labels)), labels, fontsize=8)
+        for tick in axis.get_yticklabels()[len(trained):]:
+            tick.set_style("italic")
         axis.set_xlabel("tested on")
         axis.set_title(label)
         figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)
     axes[0][0].set_ylabel("trained on")
     seeds = len(result["seeds"])
+    below = "; italic rows: floors, every test text given one label" if floors else ""
     figure.suptitle(f"{model}: cross-dataset results, mean ± std over {seeds} seed{'s' if seeds > 1 else ''} "
-                    "(red: in-domain)")
+                    f"(red: in-domain{below})")
     figure.tight_layout(rect=(0, 0, 1, 0.95))
     return _save(figure, path)
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 from collections import Counter
 
@@ -116,6 +117,15 @@ def test_damaged_cache_is_rebuilt(glove_file, capsys):
     kv, again = load_vectors_report(glove_file, glove_file.parent)
     assert again.built and np.allclose(kv["cat"], WORDS["cat"])
     assert "unreadable" in capsys.readouterr().err
+
+
+def test_the_first_read_says_what_it_does_then_the_time_it_took_never_a_guessed_time(glove_file, capsys):
+    """How long a parse takes depends on the machine and its load (measured figures live in the docs):
+    the note before it gives no time, the note after it the measured one."""
+    load_vectors_report(glove_file, glove_file.parent)
+    before, after = capsys.readouterr().err.splitlines()
+    assert before == f"reading word vectors from {glove_file} (once, then cached) ..."
+    assert re.fullmatch(r"  5 words x 4 in \d+\.\d s", after)
 
 
 def test_read_only_data_folder_falls_back_to_user_cache(tmp_path, monkeypatch):

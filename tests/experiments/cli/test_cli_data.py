@@ -51,6 +51,27 @@ def test_list_shows_every_corpus_and_why_some_are_missing(data_dir):
     assert "riloff: corpus 'riloff' is not available" in result.stdout
 
 
+def test_list_tells_one_story_for_a_corpus_of_ids_without_text(data_dir):
+    """isarcasm-ids ships tweet ids and labels; its text comes from the user's file: listed as ids only, with
+    how to supply the text, never as available with rows and then as records without text."""
+    folder = data_dir / "isarcasm/official_ids"
+    folder.mkdir(parents=True)
+    for split, count in (("train", 3), ("test", 1)):
+        rows = [f"{split}{i},{'sarcastic' if i == 0 else 'not_sarcastic'},{'irony' if i == 0 else ''}"
+                for i in range(count)]
+        (folder / f"isarcasm_{split}.csv").write_text("\n".join(["tweet_id,sarcasm_label,sarcasm_type", *rows]) + "\n")
+    result = run(data_dir, "data", "list")
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if line.startswith("isarcasm-ids "))
+    assert row.split()[:6] == ["isarcasm-ids", "en", "ids", "only", "3", "1"]
+    note = ("isarcasm-ids: ids and labels of 4 records, no text: nothing to train or evaluate on; the commands that "
+            "read it take the text from --text-file FILE (id<TAB>text lines)")
+    assert note in result.stdout.splitlines() and "have text" not in result.stdout
+    listed = {c["name"]: c for c in json.loads(run(data_dir, "data", "list", "--json").stdout)}
+    assert listed["isarcasm-ids"]["text"] == note.split(": ", 1)[1] and listed["isarcasm-ids"]["with_text"] == 0
+    assert "text" not in listed["isarcasm"]  # every record has text: nothing to say
+
+
 def test_list_json(data_dir):
     result = run(data_dir, "data", "list", "--json")
     corpora = {c["name"]: c for c in json.loads(result.stdout)}

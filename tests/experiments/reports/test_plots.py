@@ -3,6 +3,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from markdown_tables import unpadded
 from matplotlib.image import imread
@@ -108,6 +109,42 @@ def test_cross_results_get_a_heatmap_per_model(tmp_path):
     page = (tmp_path / "cross" / "index.html").read_text()
     assert re.findall(r'<img src="([^"]+)"', page) == ["heatmap-lstm.png", "heatmap-cnn.png"]
     assert imread(tmp_path / "cross" / "heatmap-cnn.png").shape[1] > 400
+
+
+def test_a_cross_heatmap_draws_each_columns_floors_under_the_models_rows(tmp_path, monkeypatch):
+    """The colours and labels each panel plots (read from the figure before it is saved): the training rows,
+    then one row per floor with the column's score for that panel's metric; a test-only column has no row."""
+    from experiments.reports import figures as plots
+    from experiments.reports.operating_point import constant_floors
+
+    corpora, shares = ["alpha", "mine"], {"alpha": 0.2, "mine": 0.5}
+    cells = [{"model": "cnn", "train_corpus": "alpha", "test_corpus": b, "seeds": [0], "runs": [],
+              "metrics": {m: {"mean": 0.5, "std": 0.1, "values": [0.5]} for m in ("f1_sarcastic", "f1_macro")}}
+             for b in corpora]
+    floors = {c: constant_floors(share) for c, share in shares.items()}
+    result = {"experiment": "cross", "kind": "cross", "models": ["cnn"], "corpora": corpora, "train_corpora": ["alpha"],
+              "seeds": [0], "cells": cells, "all_sarcastic": {c: f["all_sarcastic"] for c, f in floors.items()},
+              "majority": {c: f["majority"] for c, f in floors.items()}}
+    panels = []
+    save = plots._save
+
+    def keep_panels(figure, path):
+        panels.extend((axis.get_title(), np.asarray(axis.images[0].get_array()),
+                       [tick.get_text() for tick in axis.get_yticklabels()]) for axis in figure.axes if axis.images)
+        return save(figure, path)
+
+    monkeypatch.setattr(plots, "_save", keep_panels)
+    plots.cross_heatmap(result, "cnn", tmp_path / "heatmap-cnn.png")
+    assert [title for title, _, _ in panels] == ["sarcastic-class F1", "macro-F1"]
+    for (_, grid, labels), metric in zip(panels, ("f1_sarcastic", "f1_macro")):
+        assert labels == ["alpha", "all sarcastic (floor)", "majority (floor)"]
+        assert grid[0].tolist() == [0.5, 0.5]
+        assert grid[1].tolist() == [pytest.approx(floors[c]["all_sarcastic"][metric]) for c in corpora]
+        assert grid[2].tolist() == [pytest.approx(floors[c]["majority"][metric]) for c in corpora]
+    del result["all_sarcastic"], result["majority"]  # results saved before the floors: the models' rows alone
+    panels.clear()
+    plots.cross_heatmap(result, "cnn", tmp_path / "heatmap-cnn.png")
+    assert [labels for _, _, labels in panels] == [["alpha"], ["alpha"]]
 
 
 def test_markdown_to_html_covers_what_the_reports_use():

@@ -1,5 +1,6 @@
 """Cross-dataset evaluation and benchmarking on two tiny corpora (one model, one seed, one epoch)."""
 import csv
+import io
 import json
 
 import numpy as np
@@ -10,7 +11,7 @@ from markdown_tables import unpadded
 from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
-from experiments.reports.cross import cross_markdown
+from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
 from experiments.runs.one.protocol import TrainConfig
@@ -183,34 +184,67 @@ def test_each_column_gets_the_floors_of_labelling_every_text_sarcastic_or_the_ma
     assert floor["f1_macro"] == pytest.approx(f1_score(gold, np.ones_like(gold), average="macro"))
 
 
-def test_the_report_summarises_in_domain_against_out_of_domain():
+def synthetic(scores: dict, corpora: list[str], floors: dict | None) -> dict:
+    """A cross result of one seed per cell: ``scores`` (model, train, test) -> sarcastic-class F1, macro-F1
+    half of it; ``floors``: the all-sarcastic floor per column (None: saved before floors were recorded)."""
     def stats(mean):
         return {"mean": mean, "std": 0.0, "values": [mean]}
 
-    scores = {("lstm", "a", "a"): 0.8, ("lstm", "a", "b"): 0.4, ("lstm", "b", "a"): 0.5, ("lstm", "b", "b"): 0.6,
-              ("cnn", "a", "a"): 0.6, ("cnn", "a", "b"): 0.2, ("cnn", "b", "a"): 0.3, ("cnn", "b", "b"): 0.4}
     cells = [{"model": m, "train_corpus": a, "test_corpus": b, "seeds": [0], "runs": [],
               "metrics": {"f1_sarcastic": stats(v), "f1_macro": stats(v / 2)}} for (m, a, b), v in scores.items()]
+    return {"title": "Cross", "experiment": "cross", "models": list(dict.fromkeys(m for m, _, _ in scores)),
+            "corpora": corpora, "train_corpora": list(dict.fromkeys(a for _, a, _ in scores)), "seeds": [0],
+            "git_commit": "abc", "wall_seconds": 1, "cells": cells, **({"all_sarcastic": floors} if floors else {})}
+
+
+def test_the_report_summarises_in_domain_against_out_of_domain():
+    scores = {("lstm", "a", "a"): 0.8, ("lstm", "a", "b"): 0.4, ("lstm", "b", "a"): 0.5, ("lstm", "b", "b"): 0.6,
+              ("cnn", "a", "a"): 0.6, ("cnn", "a", "b"): 0.2, ("cnn", "b", "a"): 0.3, ("cnn", "b", "b"): 0.4}
     floors = {"a": {"sarcastic_share": 0.25, "f1_sarcastic": 0.4, "f1_macro": 0.2},
               "b": {"sarcastic_share": 0.5, "f1_sarcastic": 2 / 3, "f1_macro": 1 / 3}}
-    result = {"title": "Cross", "experiment": "cross", "models": ["lstm", "cnn"], "corpora": ["a", "b"], "seeds": [0],
-              "git_commit": "abc", "wall_seconds": 1, "cells": cells, "all_sarcastic": floors}
+    result = synthetic(scores, ["a", "b"], floors)
     text = unpadded(cross_markdown(result))
-    # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here.
-    assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in text
+    # lstm: in-domain (0.8 + 0.6) / 2, out-of-domain (0.4 + 0.5) / 2; macro-F1 is half of each here. Beside
+    # each, the mean gain over the column's floor: in-domain (0.4 - 0.067) / 2, out-of-domain (-0.267 + 0.1) / 2.
+    assert "| lstm | 0.700 | 0.450 | +0.167 | -0.083 | 0.350 | 0.225 | +0.083 | -0.042 |" in text
     assert "sarcastic share: a 25%, b 50%)" in text and "majority" not in text  # saved before the majority floor
+    assert "gain over its column's floor (the column's *all sarcastic* score for that metric)" in text
     mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
     result["majority"] = {name: constant_floors(floor["sarcastic_share"])["majority"] for name, floor in floors.items()}
     macro = unpadded(cross_markdown(result)).split("## Mean over the 2 models: macro-F1")[1]
     assert "| *majority* | *0.429* | *0.333* |" in macro  # a: F1 of the other class 2 * 0.75 / 1.75, halved
+    assert "(the higher of the column's *all sarcastic* and *majority* scores for that metric)" in cross_markdown(result)
     assert "Wall time 0 min 01 s. " in text
     result.update(training_runs=2, compute_seconds=3725)
     assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
             in cross_markdown(result))
-    del result["all_sarcastic"]  # results saved before the floors were recorded still print
+    del result["all_sarcastic"], result["majority"]  # results saved before the floors were recorded still print
     assert "all sarcastic" not in cross_markdown(result)
+    assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in unpadded(cross_markdown(result))  # and no gain to show
+
+
+def test_in_domain_against_out_of_domain_is_read_by_the_gain_over_each_columns_floor():
+    """A user's file that is half sarcastic: out of domain the raw F1 is higher than in domain, only because
+    that column's floors are higher; the summary gives the gains, which say the opposite."""
+    scores = {("cnn", "tweets", "tweets"): 0.45, ("cnn", "tweets", "mine"): 0.6}
+    floors = {"tweets": constant_floors(0.17), "mine": constant_floors(0.5)}
+    result = synthetic(scores, ["tweets", "mine"], {c: f["all_sarcastic"] for c, f in floors.items()})
+    result["majority"] = {c: f["majority"] for c, f in floors.items()}
+    [row] = [line for line in unpadded(cross_markdown(result)).splitlines() if line.startswith("| cnn |")]
+    raw_in, raw_out, gain_in, gain_out, macro_in, macro_out, macro_gain_in, macro_gain_out = \
+        [float(part) for part in row.strip("|").split("|")[1:]]
+    assert (raw_in, raw_out) == (0.45, 0.6)
+    assert gain_in == round(0.45 - 2 * 0.17 / 1.17, 3) and gain_out == round(0.6 - 2 / 3, 3) and gain_out < 0 < gain_in
+    # macro-F1 against the better floor of each column: labelling every text with its majority class
+    assert macro_gain_in == round(0.225 - floors["tweets"]["majority"]["f1_macro"], 3)
+    assert macro_gain_out == round(0.3 - max(f["f1_macro"] for f in floors["mine"].values()), 3)
+    rows = list(csv.DictReader(io.StringIO(cross_csv(result))))
+    on_mine = next(r for r in rows if (r["test_corpus"], r["metric"]) == ("mine", "f1_sarcastic"))
+    assert (on_mine["floor_all_sarcastic"], on_mine["floor_majority"]) == ("0.6667", "0.0000")  # a tie: not sarcastic
+    on_tweets = next(r for r in rows if (r["test_corpus"], r["metric"]) == ("tweets", "f1_macro"))
+    assert float(on_tweets["floor_majority"]) == pytest.approx(floors["tweets"]["majority"]["f1_macro"], abs=1e-4)
 
 
 def test_benchmark_finds_a_classic_run_that_its_reproduction_reused_from_another_experiment(store, cross):
