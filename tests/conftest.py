@@ -92,6 +92,7 @@ SLOW_TESTS = {
                              "test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_precision"},
     "test_sklearn_entrants": {"store", "test_the_example_runs_on_its_own"},
     "test_cross_eval": {"store"},
+    "test_settings_precedence": {"test_the_printed_command_makes_the_very_runs_the_benchmark_then_ranks"},
     "test_experiment_files": {"test_the_train_table_of_an_experiment_file_is_what_its_runs_use"},
     "test_references": {"toy"},
     "test_fuzz_user_files": {"trained_run"},

@@ -193,11 +193,10 @@ def given(ctx: click.Context, name: str) -> bool:
     return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
-def train_choice(ctx: click.Context, protocol_options: bool = False) -> TrainChoice:
-    """The training options of a command (:func:`training_options`): those given, and ``--quick``, which
-    sets some of them itself (so giving one of those beside it is refused)."""
-    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"],
-                         protocol_options)
+def train_choice(ctx: click.Context) -> TrainChoice:
+    """The training options of a command (:func:`training_options`): those given (:func:`given`), and
+    ``--quick``, which sets some of them itself (so giving one of those beside it is refused)."""
+    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"])
     overridden = [name for name in QUICK if name in choice.given] if choice.quick else []
     if overridden:
         flags = ", ".join("--" + name.replace("_", "-") for name in overridden)
@@ -235,12 +234,12 @@ def reference_of(folder: str | None) -> ReferenceSet | None:
     return ReferenceSet(Path(folder)) if folder else None
 
 
-def study_settings(ctx: click.Context, protocol_options: bool = False) -> Settings:
+def study_settings(ctx: click.Context) -> Settings:
     """The :class:`Settings` of a command that runs a study, parsed from its options in one step: its
     corpora, store, results folder, training options, run options, executor and reference set (a
     command without :func:`reference_option` reads runs from the store alone)."""
     params = ctx.params
-    training, executor = train_choice(ctx, protocol_options), executor_of(params)  # refused before a folder is made
+    training, executor = train_choice(ctx), executor_of(params)  # refused before a folder is made
     return Settings(corpora_of(ctx), RunStore(writable_folder(Path(params["output_dir"]), "--output-dir")),
                     writable_folder(Path(params["results_dir"]), "--results-dir"), training,
                     RunOptions(force=params["force"], tensorboard=params["tensorboard"]), executor,
@@ -255,15 +254,14 @@ def run_settings(ctx: click.Context) -> Settings:
                     options=RunOptions(force=params["force"], tensorboard=params["tensorboard"]))
 
 
-def takes_settings(protocol_options: bool = False, study: bool = True):
+def takes_settings(study: bool = True):
     """A command gets its :class:`Settings` (:func:`study_settings`; :func:`run_settings` where not
-    ``study``) as ``settings``, in place of the options it is parsed from (``protocol_options``: see
-    :class:`TrainChoice`)."""
+    ``study``) as ``settings``, in place of the options it is parsed from."""
     def decorator(func):
         @functools.wraps(func)
         def command(*args, **params):
             ctx = click.get_current_context()
-            settings = study_settings(ctx, protocol_options) if study else run_settings(ctx)
+            settings = study_settings(ctx) if study else run_settings(ctx)
             return func(*args, settings=settings,
                         **{name: value for name, value in params.items() if name not in STUDY_OPTIONS})
         return command
