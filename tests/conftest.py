@@ -66,7 +66,7 @@ except ImportError:  # the test extra is not installed: the fuzz tests skip them
 
 #: Modules whose every test trains end to end, starts worker processes or another Keras backend.
 SLOW_MODULES = {"test_training_e2e", "test_parallel", "test_crash_safety", "test_ray_executor", "test_backends",
-                "test_keras_entrants", "test_failed_runs", "test_examples", "test_train_reuse"}
+                "test_keras_entrants", "test_failed_runs", "test_examples", "test_train_reuse", "test_shipped_runs"}
 #: In other modules, the tests that train a model (or start a Python that does), named by the test function or
 #: by the fixture that trains for them (a module-scoped fixture trains once for all its tests, so they go
 #: together); `pytest --durations=50 -m "not slow"` shows what to add when the fast tier (`make test-fast`)

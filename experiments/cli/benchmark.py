@@ -9,6 +9,7 @@ import click
 from experiments.cli.options import (
     FILE_OPTIONS,
     TRAIN_OPTIONS,
+    command_start,
     file_corpus_options,
     given,
     jobs_option,
@@ -42,8 +43,7 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
         if param.name in _PROTOCOL_OPTIONS and given(ctx, param.name):
             flag, value = param.opts[-1], ctx.params[param.name]
             parts.append(flag if param.is_flag else f"{flag} {shlex.quote(str(value))}")
-    root = ctx.find_root().params.get("data_dir")
-    return "isarcasm" + (f" --data-dir {shlex.quote(str(root))}" if root else ""), "".join(f" {p}" for p in parts)
+    return shlex.join(command_start(ctx)), "".join(f" {p}" for p in parts)
 
 
 @click.command("cross-eval")

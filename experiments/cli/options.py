@@ -76,6 +76,12 @@ def data_dir(ctx: click.Context) -> Path:
     return ctx.find_root().obj["data_dir"]
 
 
+def command_start(ctx: click.Context) -> list[str]:
+    """How a command suggested to the user starts: ``isarcasm``, with this command line's ``--data-dir``."""
+    root = ctx.find_root().params.get("data_dir")
+    return ["isarcasm", *(("--data-dir", str(root)) if root else ())]
+
+
 def echo_json(value) -> None:
     """``value`` as indented JSON, with the characters a terminal would act on escaped (:func:`json_shown`)."""
     click.echo(json_shown(json.dumps(value, indent=2, ensure_ascii=False)))
@@ -150,8 +156,19 @@ def _plain_type(hint):
     return hint
 
 
+def option_flag(name: str, value: bool = True) -> str:
+    """The command-line option named after setting ``name`` (a true/false one: the option that sets ``value``,
+    ``--lowercase`` or ``--no-lowercase``)."""
+    return ("--" if value else "--no-") + name.replace("_", "-")
+
+
+def train_flag(f) -> str:
+    """The command-line option of a TrainConfig field (``--lr`` for ``learning_rate``, else its name's)."""
+    return f.metadata["flag"] or option_flag(f.name)
+
+
 def _train_option(f, hint):
-    flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+    flag = train_flag(f)
     if hint is bool:
         return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
     return click.option(flag, f.name, type=option_type(f, hint), default=f.default, show_default=True,
@@ -287,12 +304,12 @@ def preprocess_options(func):
     """
     hints = typing.get_type_hints(PreprocessConfig)
     for f in reversed(fields(PreprocessConfig)):
-        flag = "--" + f.name.replace("_", "-")
+        flag = option_flag(f.name)
         default = "" if f.default in (MISSING, None) else f" [default: {f.default}]"
         help_text = f.metadata["help"] + (" [default: corpus language, else en]" if f.name == "language" else default)
         kind = _plain_type(hints[f.name])
         if kind is bool:
-            option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
+            option = click.option(f"{flag}/{option_flag(f.name, False)}", f.name, default=None, help=help_text)
         else:
             option = click.option(flag, f.name, type=option_type(f, kind), default=None, help=help_text)
         func = option(func)
