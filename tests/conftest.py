@@ -66,7 +66,7 @@ except ImportError:  # the test extra is not installed: the fuzz tests skip them
 
 #: Modules whose every test trains end to end, starts worker processes or another Keras backend.
 SLOW_MODULES = {"test_training_e2e", "test_parallel", "test_crash_safety", "test_ray_executor", "test_backends",
-                "test_keras_entrants", "test_failed_runs", "test_examples", "test_train_reuse"}
+                "test_keras_entrants", "test_failed_runs", "test_examples", "test_train_reuse", "test_shipped_runs"}
 #: In other modules, the tests that train a model (or start a Python that does), named by the test function or
 #: by the fixture that trains for them (a module-scoped fixture trains once for all its tests, so they go
 #: together); `pytest --durations=50 -m "not slow"` shows what to add when the fast tier (`make test-fast`)
@@ -92,6 +92,7 @@ SLOW_TESTS = {
                              "test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_precision"},
     "test_sklearn_entrants": {"store", "test_the_example_runs_on_its_own"},
     "test_cross_eval": {"store"},
+    "test_settings_precedence": {"test_the_printed_command_makes_the_very_runs_the_benchmark_then_ranks"},
     "test_experiment_files": {"test_the_train_table_of_an_experiment_file_is_what_its_runs_use"},
     "test_references": {"toy"},
     "test_fuzz_user_files": {"trained_run"},

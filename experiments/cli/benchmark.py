@@ -1,15 +1,17 @@
 """``isarcasm cross-eval`` and ``isarcasm benchmark``."""
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 from experiments.cli.options import (
     FILE_OPTIONS,
     TRAIN_OPTIONS,
+    command_start,
     file_corpus_options,
+    given,
     jobs_option,
     reference_option,
     results_dir_option,
@@ -33,14 +35,15 @@ _PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", *FILE_OPTIONS)
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:
-    """How to start and end another command with this command line's data directory and protocol options."""
+    """How to start and end another command with this command line's data directory and protocol options:
+    those given (:func:`given`, the test that makes them the settings' ``given``), so that command
+    resolves its training settings from the same options as this one."""
     parts = []
     for param in ctx.command.params:
-        if param.name in _PROTOCOL_OPTIONS and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE:
+        if param.name in _PROTOCOL_OPTIONS and given(ctx, param.name):
             flag, value = param.opts[-1], ctx.params[param.name]
-            parts.append(flag if param.is_flag else f"{flag} {value}")
-    root = ctx.find_root().params.get("data_dir")
-    return "isarcasm" + (f" --data-dir {root}" if root else ""), "".join(f" {p}" for p in parts)
+            parts.append(flag if param.is_flag else f"{flag} {shlex.quote(str(value))}")
+    return shlex.join(command_start(ctx)), "".join(f" {p}" for p in parts)
 
 
 @click.command("cross-eval")
@@ -114,7 +117,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     """
     register_entrant(model, estimator, predictions, keras_model)
     names = parse_experiments(experiments)
-    if model in ENTRANTS and ctx.get_parameter_source("experiments") is ParameterSource.DEFAULT:
+    if model in ENTRANTS and not given(ctx, "experiments"):
         names = [name for name in names if name != CROSS]  # an entrant has no model to apply to other corpora
     request = BenchmarkRequest(model, names, seed_list(seeds, settings.training.quick),
                                None if against == "all" else split_list(against, "--against"),

@@ -76,6 +76,12 @@ def data_dir(ctx: click.Context) -> Path:
     return ctx.find_root().obj["data_dir"]
 
 
+def command_start(ctx: click.Context) -> list[str]:
+    """How a command suggested to the user starts: ``isarcasm``, with this command line's ``--data-dir``."""
+    root = ctx.find_root().params.get("data_dir")
+    return ["isarcasm", *(("--data-dir", str(root)) if root else ())]
+
+
 def echo_json(value) -> None:
     """``value`` as indented JSON, with the characters a terminal would act on escaped (:func:`json_shown`)."""
     click.echo(json_shown(json.dumps(value, indent=2, ensure_ascii=False)))
@@ -150,8 +156,19 @@ def _plain_type(hint):
     return hint
 
 
+def option_flag(name: str, value: bool = True) -> str:
+    """The command-line option named after setting ``name`` (a true/false one: the option that sets ``value``,
+    ``--lowercase`` or ``--no-lowercase``)."""
+    return ("--" if value else "--no-") + name.replace("_", "-")
+
+
+def train_flag(f) -> str:
+    """The command-line option of a TrainConfig field (``--lr`` for ``learning_rate``, else its name's)."""
+    return f.metadata["flag"] or option_flag(f.name)
+
+
 def _train_option(f, hint):
-    flag = f.metadata["flag"] or "--" + f.name.replace("_", "-")
+    flag = train_flag(f)
     if hint is bool:
         return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
     return click.option(flag, f.name, type=option_type(f, hint), default=f.default, show_default=True,
@@ -193,11 +210,10 @@ def given(ctx: click.Context, name: str) -> bool:
     return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
-def train_choice(ctx: click.Context, protocol_options: bool = False) -> TrainChoice:
-    """The training options of a command (:func:`training_options`): those given, and ``--quick``, which
-    sets some of them itself (so giving one of those beside it is refused)."""
-    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"],
-                         protocol_options)
+def train_choice(ctx: click.Context) -> TrainChoice:
+    """The training options of a command (:func:`training_options`): those given (:func:`given`), and
+    ``--quick``, which sets some of them itself (so giving one of those beside it is refused)."""
+    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"])
     overridden = [name for name in QUICK if name in choice.given] if choice.quick else []
     if overridden:
         flags = ", ".join("--" + name.replace("_", "-") for name in overridden)
@@ -235,12 +251,12 @@ def reference_of(folder: str | None) -> ReferenceSet | None:
     return ReferenceSet(Path(folder)) if folder else None
 
 
-def study_settings(ctx: click.Context, protocol_options: bool = False) -> Settings:
+def study_settings(ctx: click.Context) -> Settings:
     """The :class:`Settings` of a command that runs a study, parsed from its options in one step: its
     corpora, store, results folder, training options, run options, executor and reference set (a
     command without :func:`reference_option` reads runs from the store alone)."""
     params = ctx.params
-    training, executor = train_choice(ctx, protocol_options), executor_of(params)  # refused before a folder is made
+    training, executor = train_choice(ctx), executor_of(params)  # refused before a folder is made
     return Settings(corpora_of(ctx), RunStore(writable_folder(Path(params["output_dir"]), "--output-dir")),
                     writable_folder(Path(params["results_dir"]), "--results-dir"), training,
                     RunOptions(force=params["force"], tensorboard=params["tensorboard"]), executor,
@@ -255,15 +271,14 @@ def run_settings(ctx: click.Context) -> Settings:
                     options=RunOptions(force=params["force"], tensorboard=params["tensorboard"]))
 
 
-def takes_settings(protocol_options: bool = False, study: bool = True):
+def takes_settings(study: bool = True):
     """A command gets its :class:`Settings` (:func:`study_settings`; :func:`run_settings` where not
-    ``study``) as ``settings``, in place of the options it is parsed from (``protocol_options``: see
-    :class:`TrainChoice`)."""
+    ``study``) as ``settings``, in place of the options it is parsed from."""
     def decorator(func):
         @functools.wraps(func)
         def command(*args, **params):
             ctx = click.get_current_context()
-            settings = study_settings(ctx, protocol_options) if study else run_settings(ctx)
+            settings = study_settings(ctx) if study else run_settings(ctx)
             return func(*args, settings=settings,
                         **{name: value for name, value in params.items() if name not in STUDY_OPTIONS})
         return command
@@ -289,12 +304,12 @@ def preprocess_options(func):
     """
     hints = typing.get_type_hints(PreprocessConfig)
     for f in reversed(fields(PreprocessConfig)):
-        flag = "--" + f.name.replace("_", "-")
+        flag = option_flag(f.name)
         default = "" if f.default in (MISSING, None) else f" [default: {f.default}]"
         help_text = f.metadata["help"] + (" [default: corpus language, else en]" if f.name == "language" else default)
         kind = _plain_type(hints[f.name])
         if kind is bool:
-            option = click.option(f"{flag}/--no-{flag[2:]}", f.name, default=None, help=help_text)
+            option = click.option(f"{flag}/{option_flag(f.name, False)}", f.name, default=None, help=help_text)
         else:
             option = click.option(flag, f.name, type=option_type(f, kind), default=None, help=help_text)
         func = option(func)

@@ -69,7 +69,7 @@ def _experiment(ctx: click.Context, param: click.Parameter, name: str) -> Experi
 @jobs_option
 @training_options
 @file_corpus_options
-@takes_settings(protocol_options=True)
+@takes_settings()
 def reproduce(experiment, seeds, models, corpora, protocol, references, retrain, settings):
     """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
 

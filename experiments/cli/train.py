@@ -2,29 +2,45 @@
 from __future__ import annotations
 
 import logging
+import shlex
+from dataclasses import fields
 from pathlib import Path
 
 import click
 
 from experiments.cli.options import (
+    TRAIN_OPTIONS,
     checked_texts,
+    command_start,
     data_dir,
     echo_json,
     file_corpus_options,
     json_option,
     open_corpus,
+    option_flag,
     preprocess_options,
     takes_settings,
+    train_flag,
     training_options,
 )
 from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
 from experiments.reports.operating_point import floors_of
 from experiments.runs.one.metrics import absent_classes, main_metric, undefined_metrics
-from experiments.runs.one.protocol import experiment_name
+from experiments.runs.one.protocol import TrainConfig, experiment_name
+from experiments.runs.one.reference import key_of, spec_of
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import FAILED, safe_name, writable_folder
+from experiments.runs.one.store import (
+    FAILED,
+    REFERENCE,
+    REFERENCE_CACHE,
+    RunStore,
+    read_config,
+    safe_name,
+    writable_folder,
+)
+from experiments.studies.settings import Corpora, Settings
 from preprocessing.corpora import corpus_options as reader_options
-from preprocessing.corpora import refuse_file_options
+from preprocessing.corpora import is_file_corpus, refuse_file_options
 from preprocessing.anyfile import file_format, read_texts
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError, tsv_field
@@ -46,28 +62,107 @@ def train(corpus, model, seed, experiment, settings, **preprocess):
     Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
     runs with other settings are stored under a name that lists what changed.
     """
-    from experiments.runs.one.training import train_run  # loads TensorFlow: only when a command trains
-
     safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
     config = settings.train
     refuse_file_options(corpus, **settings.corpora.file_options)
     dataset = settings.corpora.load(corpus)
     dataset.require_context(config.context)
     spec = RunSpec(corpus, model, seed, config, preprocess=PreprocessConfig.given(preprocess, dataset.language))
-    writable_folder(settings.store.root, "--output-dir")  # checked once the corpus is read: a refused one makes no folder
-    # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
-    place = settings.store.place(experiment_name(experiment, config, preprocess=spec.preprocess), spec)
-    result = train_run(spec, dataset, place, settings.corpora.data_dir, settings.options)
-    if result.failure:
-        raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
-                        f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "
-                        "--force trains it again)")
+    result = _trained(settings, spec, dataset, experiment_name(experiment, config, preprocess=spec.preprocess))
     test = result.metrics["test"]
     state = "already finished, reused" if result.skipped else (
         f"trained in {result.metrics['train_seconds']:.0f} s, one-time work (word vectors, tokenising) "
         f"{result.metrics['setup_seconds']:.0f} s apart")
     click.echo(f"run: {result.directory} ({state}; selected epoch {result.metrics['selected_epoch']})")
     click.echo(_summary(test))
+
+
+def train_missing_option(func):
+    return click.option("--train-missing", is_flag=True,
+                        help="A reference run shipped with the repository carries predictions, not its model: train "
+                             "that very run here (same settings and data, so the same configuration hash; a finished "
+                             "run is reused), then use it.")(func)
+
+
+def _trained(settings: Settings, spec: RunSpec, dataset, folder: str):
+    """``spec`` trained on ``dataset`` (or its finished run reused) in experiment ``folder`` of the settings'
+    store; a run that failed is an error."""
+    from experiments.runs.one.training import train_run  # loads TensorFlow: only when a command trains
+
+    writable_folder(settings.store.root, "--output-dir")  # checked once the corpus is read: a refused one makes no folder
+    # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
+    result = train_run(spec, dataset, settings.store.place(folder, spec), settings.corpora.data_dir, settings.options)
+    if result.failure:
+        raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
+                        f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "
+                        "--force trains it again)")
+    return result
+
+
+def _with_model(ctx: click.Context, directory: Path, train_missing: bool, file_options: dict | None) -> Path:
+    """``directory``; for a reference run shipped with the repository (experiments/runs/one/reference.py: its
+    predictions and per-epoch record, no model), that very run trained here with ``--train-missing`` (the same
+    configuration, so the same hash, at its key in the run store above ``.reference``), else one line saying so
+    with the ``train`` command that makes it (stored where ``train`` stores runs of its settings: the same run,
+    which ``reproduce`` finds by its hash).  ``file_options``: the command's, which a run on a file corpus was
+    read with (None: a command without them, whose file runs get their defaults)."""
+    from experiments.runs.one.inference import NoModel  # loads TensorFlow: only when a command loads a model
+    from experiments.runs.one.training import expected_hash
+
+    if not (directory / REFERENCE).is_file():
+        return directory
+    config, key = read_config(directory), Path(key_of(directory))
+    spec = spec_of(config)
+    shipped_in = directory.parents[len(key.parts) - 1]
+    store = directory.parents[len(key.parts)] if shipped_in.name == REFERENCE_CACHE else Path("runs")
+    if not train_missing:
+        command = train_command(command_start(ctx), spec, _named(key.parts[0], spec), store, file_options)
+        how = (f"train that very run here (the same configuration, so the same hash) with `{command}`, or give "
+               "--train-missing" if command else "give --train-missing to train that very run here")
+        raise NoModel(f"{directory} is a reference run shipped with the repository: it carries the run's "
+                      f"predictions, not its model; {how}")
+    settings = Settings(Corpora(data_dir(ctx), file_options or {}), RunStore(store))
+    dataset = settings.corpora.load(spec.corpus)
+    if expected_hash(spec, dataset, settings.corpora.data_dir) != config["config_hash"]:
+        raise IsarcasmError(f"{directory}: the data here (or the options a file corpus is read with: `evaluate "
+                            "--train-missing` takes them) gives the run another configuration than the one it was "
+                            "shipped with, so training here would not make that run; check the data with `isarcasm "
+                            "data verify`")
+    return _trained(settings, spec, dataset, key.parts[0]).directory
+
+
+def _named(folder: str, spec: RunSpec) -> str:
+    """The ``--experiment`` under which ``train`` stores ``spec`` in ``folder`` (which ends with the name of
+    its settings, :func:`experiment_name`); ``folder`` itself where it does not."""
+    variant = experiment_name("", spec.train, preprocess=spec.preprocess)
+    return folder[:-len(variant) - 1] if variant and folder.endswith("-" + variant) else folder
+
+
+def train_command(start: list[str], spec: RunSpec, experiment: str, store: Path,
+                  file_options: dict | None) -> str | None:
+    """The ``train`` command (after ``start``: :func:`command_start`) that trains ``spec`` into ``experiment``'s
+    folder of ``store``, with the same configuration (so the same hash), a file corpus read with ``file_options``;
+    None where ``train`` has no option for one of its settings (a fold, or one that only an experiment's
+    ``[train]`` table sets), or for a file corpus whose options are not known (None)."""
+    default = TrainConfig()
+    changed = [(f, getattr(spec.train, f.name)) for f in fields(TrainConfig)
+               if getattr(spec.train, f.name) != getattr(default, f.name)]
+    if spec.fold is not None or any(f.name not in TRAIN_OPTIONS or value is False for f, value in changed) or \
+            (file_options is None and is_file_corpus(spec.corpus)):
+        return None
+    words = [*start, "train", "--corpus", spec.corpus, "--model", spec.model, "--seed", str(spec.seed),
+             "--experiment", experiment, *(() if store == Path("runs") else ("--output-dir", str(store)))]
+    words += [w for f, value in changed for w in ((train_flag(f),) if value is True else (train_flag(f), str(value)))]
+    preprocess = spec.preprocess
+    paper = PreprocessConfig(language=preprocess.language)
+    words += [] if preprocess.language == PreprocessConfig().language else ["--language", preprocess.language]
+    for f in fields(PreprocessConfig):
+        value = getattr(preprocess, f.name)
+        if value != getattr(paper, f.name):
+            words += [option_flag(f.name, value)] if isinstance(value, bool) else [option_flag(f.name), str(value)]
+    defaults, applied = reader_options(spec.corpus), reader_options(spec.corpus, **(file_options or {}))
+    words += [w for name, value in applied.items() if value != defaults[name] for w in (option_flag(name), str(value))]
+    return shlex.join(words)
 
 
 class RunFailed(click.ClickException):
@@ -96,10 +191,11 @@ def _summary(test: dict) -> str:
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @click.option("--corpus", default=None, help="Evaluate on this corpus' test split (default: the training corpus).")
 @click.option("--force", is_flag=True, help="Recompute an evaluation saved earlier.")
+@train_missing_option
 @json_option
 @file_corpus_options
 @click.pass_context
-def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
+def evaluate(ctx, run_dirs, corpus, force, train_missing, as_json, **corpus_options):
     """Evaluate finished runs on a corpus' test split (cross-dataset when --corpus differs).
 
     Each evaluation is saved in <run>/evaluations/ and reused only for the same data content and
@@ -116,7 +212,7 @@ def evaluate(ctx, run_dirs, corpus, force, as_json, **corpus_options):
     results, shares, warned, modelless = [], {}, set(), []
     for directory in _distinct_runs(run_dirs):
         try:
-            run = load_run(directory, data_dir(ctx))
+            run = load_run(_with_model(ctx, directory, train_missing, corpus_options), data_dir(ctx))
         except NoModel as exc:  # an entrant's run among the runs of a folder: passed over, said once below
             modelless.append(exc)
             continue
@@ -190,9 +286,10 @@ def _warn_undefined(result: dict, label_names: list[str], warned: set[str]) -> N
               help="Texts to classify: a .csv/.tsv/.jsonl file (gzipped or not), its --text-col column, read as "
                    "every command reads a file; or a .txt file, one text per line.")
 @click.option("--text-col", default="text", show_default=True, help="Text column of a .csv/.tsv/.jsonl --input.")
+@train_missing_option
 @json_option
 @click.pass_context
-def predict(ctx, run_directory, texts, input_file, text_col, as_json):
+def predict(ctx, run_directory, texts, input_file, text_col, train_missing, as_json):
     """Print the label a trained run gives each text and the probability of the sarcastic class.
 
     Tab-separated, with a header: label, p_sarcastic (a run with more than two classes, or several
@@ -208,7 +305,7 @@ def predict(ctx, run_directory, texts, input_file, text_col, as_json):
         texts += _input_texts(Path(input_file), text_col)
     if not texts:
         raise IsarcasmError("nothing to classify: give --text \"...\" or --input FILE")
-    run = load_run(Path(run_directory), data_dir(ctx))
+    run = load_run(_with_model(ctx, Path(run_directory), train_missing, None), data_dir(ctx))
     probabilities = run.probabilities(texts, by_length=True)
     binary = len(run.label_names) == 2 and not run.multi_label
     rows = [{"text": t, "label": label, **({"p_sarcastic": float(p[1])} if binary else {}),

@@ -25,6 +25,7 @@ whose runs are scored rather than trained, in the table experiments' cells.
 """
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
@@ -147,6 +148,7 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
 def _cells(name: str, model: str, settings: Settings, corpora: list[str] | None) -> tuple[list[Cell], Experiment]:
     """The cells of table experiment ``name`` to benchmark in, and the experiment of the model's own cells."""
     experiment = load_experiment(name)
+    settings.train_for(experiment.protocol()).require_published_test("a benchmark ranks models on")
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
     corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
     unpaired = sorted({c.corpus for c in wanted if c.folds or settings.corpora.load(c.corpus).multi_label})
@@ -200,7 +202,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                 continue
             classics[classic] = []
             for seed in seeds:
-                found = classic_run(settings, result["experiment"], corpus, classic, seed)
+                found = classic_run(settings, own, corpus, classic, seed)
                 if found:
                     classics[classic].append(Scored.from_run(found))
                 else:
@@ -224,10 +226,13 @@ def _references(own: Experiment, model: str, against: list[str] | None, seeds: l
     return found
 
 
-def classic_run(settings: Settings, experiment: str, corpus: str, classic: str, seed: int) -> Path | None:
-    """The classic model's finished run of this cell and seed under the benchmark's protocol: in the
-    experiment's folder, or wherever the reproduction reused it from."""
-    return settings.finished(experiment, RunSpec(corpus, classic, seed, settings.train))
+def classic_run(settings: Settings, experiment: Experiment, corpus: str, classic: str, seed: int) -> Path | None:
+    """The classic model's finished run of this cell and seed: the run ``reproduce`` makes of ``experiment``
+    under the same options (the training settings and results name of its protocol: :meth:`Settings.train_for`,
+    :meth:`Settings.experiment`), in that folder or wherever the reproduction reused it from."""
+    protocol = experiment.protocol()
+    return settings.finished(settings.experiment(experiment.name, protocol),
+                             RunSpec(corpus, classic, seed, settings.train_for(protocol)))
 
 
 def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Settings,
@@ -259,8 +264,9 @@ def _commands(experiment: str, absent: list[dict], seeds: list[int], command: tu
     if not absent:
         return []
     models = ",".join(dict.fromkeys(a["model"] for a in absent))
-    corpora = ",".join(dict.fromkeys(a["corpus"] for a in absent))
-    verb = f"cross-eval --models {models}" if experiment == CROSS else f"reproduce {experiment} --models {models}"
+    corpora = shlex.quote(",".join(dict.fromkeys(a["corpus"] for a in absent)))
+    verb = f"cross-eval --models {models}" if experiment == CROSS else \
+        f"reproduce {shlex.quote(experiment)} --models {models}"
     command = f"{command[0]} {verb} --corpora {corpora} --seeds {len(seeds)}{command[1]}"
     runs = {}
     for a in absent:

@@ -31,35 +31,32 @@ TRAIN_OPTIONS = tuple(f.name for f in fields(TrainConfig) if f.metadata.get("hel
 @dataclass(frozen=True)
 class TrainChoice:
     """The training settings a command was asked for, before they meet an experiment's protocol:
-    the settings ``given`` (on the command line), and ``--quick``.
+    the settings ``given`` (typed on the command line or set in the environment: a default left alone
+    is none of them), and ``--quick``.
 
-    :meth:`over` is the one place where they meet: a setting given wins; one left out is the
-    protocol's where ``protocol_options`` (``reproduce``: an experiment trains as its file says), else,
-    for a command-line option, the paper's default (``cross-eval``, ``benchmark``: their runs are
-    compared with the classic models' runs of the default settings); what no option sets is the
-    protocol's either way.
+    :meth:`over` is the one place where they meet, the same for ``reproduce``, ``cross-eval`` and
+    ``benchmark``: a setting given wins (and names the variant); every other is the protocol's (an
+    experiment file's ``[train]`` table; the paper's where it sets none), so a command's own defaults
+    never replace what an experiment file says, and the runs a benchmark looks for are the runs
+    ``reproduce`` makes of the same file.
     """
 
     given: dict = field(default_factory=dict)
     quick: bool = False
-    protocol_options: bool = False
 
     def over(self, protocol: TrainConfig | None = None) -> TrainConfig:
         """The training settings of the runs of an experiment whose protocol (its ``[train]`` table)
         is ``protocol`` (None: the paper's).  ``--quick`` is applied here, and only here."""
-        protocol = protocol or TrainConfig()
-        base = protocol if self.protocol_options else replace(
-            TrainConfig(), **{f.name: getattr(protocol, f.name) for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS})
-        config = replace(base, **self.given)
+        config = replace(protocol or TrainConfig(), **self.given)
         return replace(config, **QUICK) if self.quick else config
 
     @classmethod
-    def of(cls, config: TrainConfig, protocol_options: bool = False) -> "TrainChoice":
+    def of(cls, config: TrainConfig) -> "TrainChoice":
         """The choice that gives what ``config`` sets apart from the defaults (a study started from
         code rather than from the command line)."""
         default = TrainConfig()
         return cls({f.name: getattr(config, f.name) for f in fields(TrainConfig)
-                    if getattr(config, f.name) != getattr(default, f.name)}, protocol_options=protocol_options)
+                    if getattr(config, f.name) != getattr(default, f.name)})
 
     def under(self, elements: dict) -> "TrainChoice":
         """This choice with a protocol's ``elements`` (``--protocol authors-code``) for the settings not

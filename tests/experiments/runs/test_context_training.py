@@ -90,15 +90,16 @@ def test_every_study_leaves_out_models_without_a_context_variant(tmp_path, caplo
 
 
 def test_an_experiment_whose_protocol_asks_for_context_leaves_out_the_same_models(tmp_path):
-    """reproduce takes the experiment's [train] context where --context is left out; cross-eval and benchmark
-    (whose options left out are the paper's) do not."""
+    """Every study takes the experiment's [train] context where --context is left out, and a --context given
+    wins over it."""
     from experiments.studies.settings import Corpora, Settings, TrainChoice
 
     protocol = TrainConfig(context="all")
-    reproduce = Settings(Corpora(tmp_path), training=TrainChoice(protocol_options=True))
-    assert reproduce.trainable(["lstm", "dense-lstm"], protocol) == ["lstm"]
-    assert reproduce.trainable(["lstm", "dense-lstm"]) == ["lstm", "dense-lstm"]
-    assert Settings(Corpora(tmp_path)).trainable(["lstm", "dense-lstm"], protocol) == ["lstm", "dense-lstm"]
+    settings = Settings(Corpora(tmp_path))
+    assert settings.trainable(["lstm", "dense-lstm"], protocol) == ["lstm"]
+    assert settings.trainable(["lstm", "dense-lstm"]) == ["lstm", "dense-lstm"]
+    given = Settings(Corpora(tmp_path), training=TrainChoice({"context": "none"}))
+    assert given.trainable(["lstm", "dense-lstm"], protocol) == ["lstm", "dense-lstm"]
 
 
 def test_cross_eval_with_context_leaves_out_a_model_without_a_context_variant(tmp_path):

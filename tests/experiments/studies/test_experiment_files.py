@@ -149,12 +149,12 @@ def test_settings_take_the_protocol_for_what_no_option_sets():
     protocol = TrainConfig(threshold=0.3, validation_fraction=0.2, max_train=50, embeddings="word2vec")
     used = Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(epochs=1))).train_for(protocol)
     assert (used.threshold, used.validation_fraction, used.max_train, used.epochs, used.embeddings) == \
-        (0.3, 0.2, 50, 1, "glove")  # command-line options (here: given) win, the others are the protocol's
+        (0.3, 0.2, 50, 1, "word2vec")  # command-line options (here: given) win, the others are the protocol's
     assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(epochs=1))).experiment("x", protocol) == \
-        "x-epochs-1-embeddings-glove"
+        "x-epochs-1"
     assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(**QUICK))).train_for(protocol).max_train == QUICK["max_train"]
     assert Settings(Corpora(Path("data")), training=TrainChoice.of(TrainConfig(threshold=0.4))).experiment("x", protocol) == \
-        "x-threshold-0.4-embeddings-glove"
+        "x-threshold-0.4"
 
 
 def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
