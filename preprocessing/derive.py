@@ -92,26 +92,23 @@ def render_number(token: bytes) -> str:
 def glove_subset(paths: list[Path], member: str, words: Traversable | Path) -> Iterator[bytes]:
     """The lines of ``member`` whose word is in the shipped list ``words``, in the archive's order, each
     value written by :func:`render_number`; every listed word must be there exactly once."""
-    kept = kept_words(words)
+    yield from _batched(_kept_lines(paths[0], member, kept_words(words)))
+
+
+def _kept_lines(path: Path, member: str, kept: set[bytes]) -> Iterator[bytes]:
     found = 0
-    batch: list[str] = []
-    for number, line in enumerate(glove_lines(paths[0], member), start=1):
+    for number, line in enumerate(glove_lines(path, member), start=1):
         word, _, values = line.partition(b" ")
-        if word not in kept:
-            continue
-        found += 1
-        try:
-            batch.append(" ".join([word.decode("utf-8"), *map(render_number, values.split())]) + "\n")
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise DataError.at(paths[0], number, f"{member} has a line that is not a word and numbers ({exc})") \
-                from None
-        if len(batch) == 4096:
-            yield "".join(batch).encode("utf-8")
-            batch = []
-    yield "".join(batch).encode("utf-8")
+        if word in kept:
+            found += 1
+            try:
+                yield " ".join([word.decode("utf-8"), *map(render_number, values.split())]).encode("utf-8") + b"\n"
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise DataError.at(path, number, f"{member} has a line that is not a word and numbers ({exc})") \
+                    from None
     if found != len(kept):
-        raise DataError.at(paths[0], None, f"{member} holds {found:,} of the {len(kept):,} listed words "
-                                           "(each once): it is not the expected GloVe file")
+        raise DataError.at(path, None, f"{member} holds {found:,} of the {len(kept):,} listed words (each once): "
+                                       "it is not the expected GloVe file")
 
 
 def kept_words(words: Traversable | Path) -> set[bytes]:
