@@ -8,7 +8,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
     packages=find_packages(include=["preprocessing*", "embeddings*", "baselines*", "experiments*"]),
-    package_data={"experiments.studies": ["tables/*.toml"]},
+    package_data={"experiments.studies": ["tables/*.toml"], "preprocessing": ["wordlists/*.xz"]},
     install_requires=[
         "tensorflow>=2.16",
         "keras>=3.0",

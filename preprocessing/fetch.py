@@ -5,11 +5,17 @@ Two routes, both ending in a sha256 check against the catalog:
 * from a local mirror laid out like ``../shared/data`` (one folder per corpus):
   each top-level folder of the package is hard-linked (copied where linking is
   not possible), so a fetch costs no extra disk and is instant;
-* from the pinned upstream URLs in the catalog, with :mod:`urllib`.  Machines
-  without network get one line saying to use ``--mirror`` instead.
+* from the pinned public upstream of each file: downloaded as it is, or made from
+  downloaded upstream files by the file's :class:`~preprocessing.specs.Derivation`
+  (:mod:`preprocessing.derive`).  Downloads stream to a ``.part`` file under
+  ``DATA/.downloads`` (resumed by a later run), with a progress bar and a free-space
+  check first; ``$ISARCASM_UPSTREAM`` moves every upstream host to one base URL
+  (:func:`upstream_url`).
 
 Files are written to a temporary name and renamed, so an interrupted fetch
-never leaves a half-written file that looks fetched.
+never leaves a half-written file that looks fetched.  Where no checksum of a file's
+content is published, the fetch records the one it got beside it (``NAME.sha256``)
+and verification checks against that.
 """
 from __future__ import annotations
 
@@ -19,18 +25,30 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from urllib.error import URLError
-from urllib.request import urlopen
+from http.client import HTTPException
+from pathlib import Path, PurePosixPath
+from urllib.error import HTTPError
+from urllib.parse import urlsplit
+from urllib.request import Request, urlopen
 
-from .specs import DataFile, DataPackage
+from tqdm import tqdm
+
+from .derive import as_is
 from .errors import DataError, IsarcasmError
 from .fileio import content_sha256
+from .specs import DataFile, DataPackage, Derivation, Upstream
 
 DOWNLOAD_TIMEOUT_S = 60
+CHUNK = 1 << 20
+#: Set to a base URL, every upstream host is fetched from under it (see :func:`upstream_url`).
+UPSTREAM_ENV = "ISARCASM_UPSTREAM"
+#: Where downloads arrive in the data directory (``.part`` files of broken downloads wait there to be resumed).
+DOWNLOADS = ".downloads"
 MIRROR_HINT = "fetch from a local copy with --mirror DIR"
+RETRY_HINT = f"check the connection and run the same command again, or {MIRROR_HINT}"
 
 
 @dataclass(frozen=True)
@@ -73,13 +91,31 @@ def check_file(data_dir: Path, file: DataFile) -> FileStatus:
     path = data_dir / file.path
     if not path.is_file():
         return FileStatus(file.path, "missing")
+    expected = expected_sha256(data_dir, file)
+    if expected is None:
+        return FileStatus(file.path, "mismatch", "no checksum is published and none was recorded when it was "
+                                                 "fetched; fetch it again")
     try:
         actual = file_sha256(path)
     except (OSError, EOFError) as exc:  # unreadable, or a broken .gz
         return FileStatus(file.path, "mismatch", f"cannot read: {exc}")
-    if actual != file.sha256:
-        return FileStatus(file.path, "mismatch", _mismatch(file.sha256, actual))
-    return FileStatus(file.path, "ok")
+    if actual != expected:
+        return FileStatus(file.path, "mismatch", _mismatch(expected, actual))
+    return FileStatus(file.path, "ok", "" if file.sha256 else "against the sha256 recorded when it was fetched")
+
+
+def expected_sha256(data_dir: Path, file: DataFile) -> str | None:
+    """The catalog's sha256 of the file's content, else the one recorded when it was fetched (None: neither)."""
+    if file.sha256 is not None:
+        return file.sha256
+    try:
+        return _recorded_path(data_dir / file.path).read_text(encoding="ascii").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _recorded_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
 
 
 def _mismatch(expected: str, actual: str) -> str:
@@ -104,18 +140,22 @@ def _require_ok(package: DataPackage, data_dir: Path) -> None:
 
 # --- fetching ----------------------------------------------------------------------------------
 
-def fetch(package: DataPackage, data_dir: Path, mirror: Path | None = None,
+def fetch(package: DataPackage, data_dir: Path, mirror: Path | None = None, given: Path | None = None,
           progress: Progress = _quiet) -> list[FileStatus]:
-    """Make ``package`` available in ``data_dir`` and verify it; raise :class:`DataError` on a bad checksum.
+    """Make ``package`` available in ``data_dir`` and verify it; raise :class:`IsarcasmError` (one line) on failure.
 
-    Returns one :class:`FileStatus` per file handled, with status ``linked``,
-    ``copied``, ``downloaded`` or ``present`` (already there and verified).
+    ``given`` (``--from FILE``) stands in for the one upstream file a derived file is made from.
+    Returns one :class:`FileStatus` per file handled, with status ``linked``, ``copied``,
+    ``downloaded``, ``made`` or ``present`` (already there and verified).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     if mirror is not None:
         results = _from_mirror(package, Path(mirror), data_dir, progress)
     else:
-        results = [_download(file, data_dir, progress) for file in package.files]
+        if given is not None and not any(_takes_given(file) for file in package.files):
+            raise IsarcasmError(f"--from FILE stands in for the one upstream archive a package is made from; "
+                                f"'{package.name}' is not made from one (leave --from out)")
+        results = [_obtain(file, data_dir, given, progress) for file in package.files]
     _require_ok(package, data_dir)
     return results
 
@@ -135,7 +175,7 @@ def _from_mirror(package: DataPackage, mirror: Path, data_dir: Path, progress: P
         for source in sorted(p for p in source_root.rglob("*") if p.is_file()):
             relative = source.relative_to(mirror).as_posix()
             target = data_dir / relative
-            if _already_there(source, target, declared.get(relative)):
+            if _already_there(source, target, data_dir, declared.get(relative)):
                 result = FileStatus(relative, "present")
             else:
                 result = FileStatus(relative, _link_or_copy(source, target))
@@ -144,19 +184,14 @@ def _from_mirror(package: DataPackage, mirror: Path, data_dir: Path, progress: P
     return results
 
 
-def _already_there(source: Path, target: Path, file: DataFile | None) -> bool:
+def _already_there(source: Path, target: Path, data_dir: Path, file: DataFile | None) -> bool:
     if not target.is_file():
         return False
     if os.path.samefile(source, target):
         return True
     if file is not None:
-        return file_sha256(target) == file.sha256
-    return source.stat().st_size == target.stat().st_size and _raw_sha256(source) == _raw_sha256(target)
-
-
-def _raw_sha256(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        return file_sha256(target) == expected_sha256(data_dir, file)
+    return source.stat().st_size == target.stat().st_size and _digest(source, "sha256") == _digest(target, "sha256")
 
 
 def _link_or_copy(source: Path, target: Path) -> str:
@@ -183,37 +218,172 @@ def _temp_name(target: Path) -> Path:
     return Path(name)
 
 
-def _download(file: DataFile, data_dir: Path, progress: Progress) -> FileStatus:
-    """Download one file, check its content sha256, and write it (gzipped when its name ends in .gz)."""
+def _takes_given(file: DataFile) -> bool:
+    return file.derivation is not None and len(file.derivation.inputs) == 1
+
+
+def upstream_url(url: str) -> str:
+    """Where ``url`` is fetched from: itself, or, when ``$ISARCASM_UPSTREAM`` is set, that base followed by the
+    URL's host and path (``https://HOST/PATH`` -> ``$ISARCASM_UPSTREAM/HOST/PATH``), so that one local server
+    laid out by host and path stands in for every upstream host (tests, offline demonstrations)."""
+    base = os.environ.get(UPSTREAM_ENV, "").rstrip("/")
+    return f"{base}/{url.split('://', 1)[1]}" if base else url
+
+
+def _obtain(file: DataFile, data_dir: Path, given: Path | None, progress: Progress) -> FileStatus:
+    """Download (or make from downloaded upstream files) one file, check its content sha256, write it atomically.
+
+    Where the catalog pins the content's sha256, that check alone decides (an archive packed again
+    with the same content is as good); where it does not, each upstream file must be the published one.
+    """
     target = data_dir / file.path
     if target.is_file() and check_file(data_dir, file).status == "ok":
         result = FileStatus(file.path, "present")
         progress(result)
         return result
-    if file.url is None:
+    recipe = file.derivation or (Derivation((Upstream(file.url),), as_is) if file.url else None)
+    if recipe is None:
         raise IsarcasmError(f"{file.path} has no public download; {MIRROR_HINT}")
+    given_here = given is not None and _takes_given(file)
+    if given_here and not Path(given).is_file():
+        raise IsarcasmError(f"{given}: file not found (--from FILE)")
+    again = ("pass the right file with --from, or leave --from out" if given_here
+             else "the download is deleted: run the same command again to download it afresh")
+    fetched: list[Path] = []
     try:
-        with urlopen(file.url, timeout=DOWNLOAD_TIMEOUT_S) as response:
-            raw = response.read()
-    except OSError as exc:  # URLError, HTTPError and timeouts are all OSErrors
-        reason = exc.reason if type(exc) is URLError else exc
-        raise IsarcasmError(f"cannot download {file.path} from {file.url} ({reason}); {MIRROR_HINT}") from None
-    is_gzip = raw[:2] == b"\x1f\x8b"
-    try:
-        content = gzip.decompress(raw) if is_gzip else raw
-    except (OSError, EOFError) as exc:
-        raise DataError.at(target, None, f"downloaded file from {file.url} is a broken gzip ({exc})") from None
-    actual = hashlib.sha256(content).hexdigest()
-    if actual != file.sha256:
-        raise DataError.at(target, None, f"{_mismatch(file.sha256, actual)} (downloaded from {file.url})")
-    if target.suffix == ".gz":
-        data = raw if is_gzip else gzip.compress(content, mtime=0)
-    else:
-        data = content
-    _write_atomically(target, data)
-    result = FileStatus(file.path, "downloaded")
+        if not given_here:
+            fetched.extend(_download(upstream, data_dir / DOWNLOADS, recipe.room, file.path)
+                           for upstream in recipe.inputs)
+        inputs = [Path(given)] if given_here else fetched
+        if file.sha256 is None:
+            _require_published(inputs, recipe, given_here)
+        _make(file, target, recipe, inputs)
+    except DataError as exc:
+        raise DataError(f"{exc}; {again}") from None
+    finally:
+        for path in fetched:
+            path.unlink(missing_ok=True)
+    result = FileStatus(file.path, "made" if file.derivation else "downloaded")
     progress(result)
     return result
+
+
+def _require_published(inputs: list[Path], recipe: Derivation, given: bool) -> None:
+    """Refuse an input that is not the published upstream file (for ``--from``: nor a published alternative)."""
+    for path, upstream in zip(inputs, recipe.inputs):
+        accepted = [u for u in ((upstream, *recipe.alternatives) if given else (upstream,)) if u.checksum]
+        if accepted and not any(_digest(path, u.checksum.split(":")[0]) == u.checksum.split(":")[1] for u in accepted):
+            names = " or ".join(f"{PurePosixPath(urlsplit(u.url).path).name} ({u.checksum[:19]}...)" for u in accepted)
+            raise DataError.at(path, None, f"is not the published {names}")
+
+
+def _digest(path: Path, algorithm: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, algorithm).hexdigest()
+
+
+def _download(upstream: Upstream, downloads: Path, room: int, what: str, resume: bool = True) -> Path:
+    """Stream ``upstream`` (for the file ``what``) to ``downloads/HOST/PATH``.
+
+    It arrives in ``PATH.part``, which a later run resumes with an HTTP Range request (and
+    restarts when the server ignores it), and is renamed when complete.  Free disk space for the
+    rest of the download plus ``room`` is checked before a byte is written.  Its checksum is checked
+    by the caller, where needed.
+    """
+    parts = urlsplit(upstream.url)
+    final = downloads / parts.netloc / parts.path.lstrip("/")
+    part = final.with_name(final.name + ".part")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    have = part.stat().st_size if resume and part.is_file() else 0
+    url = upstream_url(upstream.url)
+    request = Request(url, headers={"Range": f"bytes={have}-"} if have else {})
+    try:
+        response = urlopen(request, timeout=DOWNLOAD_TIMEOUT_S)
+    except HTTPError as exc:
+        if exc.code == 416 and have:  # the part is no prefix of the file: start again
+            return _download(upstream, downloads, room, what, resume=False)
+        raise IsarcasmError(f"cannot download {what} from {url} ({exc}); {MIRROR_HINT}") from None
+    except OSError as exc:  # URLError and timeouts are OSErrors
+        raise IsarcasmError(f"cannot download {what} from {url} ({getattr(exc, 'reason', exc)}); {RETRY_HINT}") \
+            from None
+    with response:
+        if have and not (response.status == 206
+                         and response.headers.get("Content-Range", "").startswith(f"bytes {have}-")):
+            have = 0  # the server sent the whole file
+        length = response.headers.get("Content-Length")
+        total = have + int(length) if length is not None else None
+        _require_room(downloads, (int(length) if length is not None else 0) + room)
+        got = _stream(response, part, have, total)
+    if total is not None and got < total:
+        raise IsarcasmError(f"the download of {what} from {url} stopped after {got:,} of {total:,} bytes; run the "
+                            "same command again to resume it")
+    os.replace(part, final)
+    return final
+
+
+def _stream(response, part: Path, have: int, total: int | None) -> int:
+    """Append the response body to ``part`` (after its first ``have`` bytes) with a progress bar; bytes held."""
+    got = have
+    with open(part, "r+b" if have else "wb") as out, tqdm(
+            total=total, initial=have, unit="B", unit_scale=True, unit_divisor=1024, desc=part.name[:-5],
+            disable=None, leave=False, dynamic_ncols=True) as bar:
+        out.seek(have)
+        out.truncate()
+        while True:
+            try:
+                block = response.read(CHUNK)
+            except (OSError, HTTPException):  # a reset connection, a timeout
+                break
+            if not block:
+                break
+            try:
+                out.write(block)
+            except OSError as exc:
+                raise IsarcasmError(f"cannot write {part} ({exc.strerror or exc}); free some disk space and run "
+                                    "the same command again to resume") from None
+            got += len(block)
+            bar.update(len(block))
+    return got
+
+
+def _require_room(folder: Path, need: int) -> None:
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        raise IsarcasmError(f"not enough free disk space in {folder}: {_mb(need)} needed, {_mb(free)} free; free "
+                            "some space, or fetch into a data directory on a larger disk (--data-dir)")
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
+
+
+def _make(file: DataFile, target: Path, recipe: Derivation, inputs: list[Path]) -> None:
+    """Write ``recipe.make(inputs)`` to ``target`` (gzip -9 -n when it ends in .gz), checking the content's sha256
+    against the catalog's, or recording it beside the file where none is published; atomic."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _require_room(target.parent, recipe.room)
+    temp = _temp_name(target)
+    digest = hashlib.sha256()
+    try:
+        with open(temp, "wb") as raw, (gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=raw, mtime=0)
+                                       if target.suffix == ".gz" else nullcontext(raw)) as out, \
+                tqdm(unit="B", unit_scale=True, unit_divisor=1024, desc=target.name, disable=None, leave=False,
+                     dynamic_ncols=True) as bar:
+            for chunk in recipe.make(inputs):
+                digest.update(chunk)
+                out.write(chunk)
+                bar.update(len(chunk))
+        actual = digest.hexdigest()
+        if file.sha256 is not None and actual != file.sha256:
+            raise DataError.at(target, None, _mismatch(file.sha256, actual))
+        os.replace(temp, target)
+    except OSError as exc:
+        raise IsarcasmError(f"cannot write {target} ({exc.strerror or exc}); free some disk space and run the "
+                            "same command again") from None
+    finally:
+        temp.unlink(missing_ok=True)
+    if file.sha256 is None:
+        _write_atomically(_recorded_path(target), f"{actual}\n".encode())
 
 
 def _write_atomically(target: Path, data: bytes) -> None:

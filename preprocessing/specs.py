@@ -7,7 +7,9 @@ of them another's declarations.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from .records import Fold, Record
@@ -17,18 +19,46 @@ BINARY_LABELS = ("not_sarcastic", "sarcastic")
 
 
 @dataclass(frozen=True)
+class Upstream:
+    """A file as a public host serves it; ``checksum`` (``"sha256:..."`` or ``"md5:..."``) is the
+    published one, ``None`` where nobody publishes one."""
+
+    url: str
+    checksum: str | None = None
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """How a file no host serves as it is gets made from files that hosts do serve.
+
+    ``make(paths)`` reads the downloaded ``inputs`` (in that order) and yields the catalog file's
+    content in chunks; it raises :class:`~preprocessing.errors.DataError` on an input it cannot read.
+    ``alternatives`` are other published files ``make`` reads in place of a single input (``fetch
+    --from FILE``).  ``room`` is about the bytes the made file takes, for the free-space check.
+    """
+
+    inputs: tuple[Upstream, ...]
+    make: Callable[[list[Path]], Iterator[bytes]]
+    alternatives: tuple[Upstream, ...] = ()
+    room: int = 0
+
+
+@dataclass(frozen=True)
 class DataFile:
     """One file of a data package.
 
     ``path`` is relative to the data directory.  ``sha256`` is of the content,
     decompressed when the name ends in ``.gz`` (so a file fetched raw and
-    gzipped locally verifies the same as the mirror's copy).  ``url`` is the
-    pinned upstream location, or ``None`` when no public download exists.
+    gzipped locally verifies the same as the mirror's copy); ``None`` where no
+    checksum of the content is published (``fetch`` then records the one it got).
+    ``url`` is the pinned upstream location of the file as it is; ``derivation``
+    says how it is made instead; neither when no public download exists.
     """
 
     path: str
-    sha256: str
+    sha256: str | None
     url: str | None = None
+    derivation: Derivation | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +70,8 @@ class DataPackage:
     source: str
     licence: str
     notes: str = ""
+    #: Fetched and verified only when named: ``all`` leaves it out (large optional downloads).
+    optional: bool = False
 
     @property
     def folders(self) -> list[str]:

@@ -169,11 +169,11 @@ def _stats_text(dataset: Dataset, result: dict) -> str:
 # --- fetch and verify ---------------------------------------------------------------------------------
 
 def _packages(name: str) -> list[DataPackage]:
-    """The packages NAME stands for: one corpus or resource, or ``all``."""
+    """The packages NAME stands for: one corpus or resource, or ``all`` (every package but the optional ones)."""
     known: Registry[list[DataPackage]] = Registry("corpus or resource")
     for package in packages():
         known.add(package.name, [package])
-    known.add("all", packages())
+    known.add("all", [package for package in packages() if not package.optional])
     return known.get(name)
 
 
@@ -181,20 +181,45 @@ def _packages(name: str) -> list[DataPackage]:
 @click.argument("name")
 @click.option("--mirror", type=click.Path(file_okay=False),
               help="Local folder laid out like ../shared/data to link or copy from instead of downloading.")
+@click.option("--from", "given", type=click.Path(dir_okay=False),
+              help="An upstream archive already downloaded (e.g. glove.6B.zip, or gensim-data's "
+                   "glove-wiki-gigaword-100.gz) to make NAME from instead of downloading it.")
 @click.pass_context
-def fetch_command(ctx: click.Context, name: str, mirror: str | None) -> None:
-    """Get NAME (a corpus, a resource, or 'all') into the data directory and verify its checksums."""
+def fetch_command(ctx: click.Context, name: str, mirror: str | None, given: str | None) -> None:
+    """Get NAME (a corpus, a resource, or 'all') into the data directory and verify its checksums.
+
+    Without --mirror every file comes from its pinned public upstream ($ISARCASM_UPSTREAM moves every
+    upstream host under one base URL). A package that fails does not stop the others: the command ends
+    with one line per package and exits non-zero when any failed.
+    """
     directory = data_dir(ctx)
+    chosen = _packages(name)
+    if given and (mirror or len(chosen) > 1):
+        raise IsarcasmError("--from FILE makes one package from its upstream archive: name that package "
+                            "(e.g. glove), without --mirror")
     done: dict[str, str] = {}
 
     def show(result: FileStatus) -> None:
         done.setdefault(result.path, result.status)
         click.echo(f"  {result.status:<10} {result.path}")
 
-    chosen = _packages(name)
+    outcomes, failures = [], []
     for package in chosen:
         click.echo(f"{package.name}:")
-        fetch(package, directory, Path(mirror) if mirror else None, progress=show)
+        try:
+            results = fetch(package, directory, Path(mirror) if mirror else None,
+                            Path(given) if given else None, progress=show)
+        except IsarcasmError as exc:
+            failures.append(str(exc))
+            outcomes.append([package.name, f"failed: {exc}"])
+            continue
+        fetched = any(result.status != "present" for result in results)
+        outcomes.append([package.name, "fetched" if fetched else "present"])
+    if len(chosen) > 1:
+        click.echo(table(outcomes, ["package", "outcome"]))
+    if failures:
+        more = f" (and {len(failures) - 1} more failed package(s) above)" if len(failures) > 1 else ""
+        raise IsarcasmError(f"{failures[0]}{more}")
     counts = Counter(done.values())
     click.echo(f"fetched {len(chosen)} package(s) into {directory}: "
                + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + "; checksums ok")
@@ -218,5 +243,5 @@ def verify_command(ctx: click.Context, name: str) -> None:
         package_name, first = problems[0]
         more = f" (and {len(problems) - 1} more problem(s) above)" if len(problems) > 1 else ""
         raise IsarcasmError(f"{directory / first.path}: {first.detail or 'file is missing'}{more}; "
-                            f"re-fetch with `isarcasm data fetch {package_name} --mirror DIR`")
+                            f"re-fetch with `isarcasm data fetch {package_name}` (add --mirror DIR for a local copy)")
     click.echo(f"all {len(rows)} file(s) ok")

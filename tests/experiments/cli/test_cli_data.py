@@ -198,3 +198,40 @@ def test_fetch_without_network_suggests_mirror(toy_package, tmp_path):
     result = run(tmp_path / "data", "data", "fetch", "toy")
     assert_one_line_error(result, "cannot download toy/train.csv from http://127.0.0.1:9/train.csv",
                           "fetch from a local copy with --mirror DIR")
+
+
+def test_fetch_all_goes_past_a_failed_package_and_ends_with_a_line_per_package(monkeypatch, tmp_path):
+    content = b"text,label\nhi,1\n"
+    (tmp_path / "up.csv").write_bytes(content)
+    bad = DataPackage("bad", (DataFile("bad/x.csv", "ab" * 32, "http://127.0.0.1:9/x.csv"),), source="t", licence="n")
+    good = DataPackage("good", (DataFile("good/x.csv", hashlib.sha256(content).hexdigest(),
+                                         (tmp_path / "up.csv").as_uri()),), source="t", licence="n")
+    monkeypatch.setattr(cli_data, "packages", lambda: [bad, good])
+    result = run(tmp_path / "data", "data", "fetch", "all")
+    assert_one_line_error(result, "cannot download bad/x.csv from http://127.0.0.1:9/x.csv",
+                          "fetch from a local copy with --mirror DIR")
+    outcomes = {line.split()[0]: line.split(maxsplit=1)[1] for line in result.stdout.splitlines()[-2:]}
+    assert outcomes["bad"].startswith("failed: cannot download bad/x.csv") and outcomes["good"] == "fetched"
+    assert (tmp_path / "data/good/x.csv").read_bytes() == content
+    again = run(tmp_path / "data", "data", "fetch", "good")
+    assert again.exit_code == 0 and "  present    good/x.csv" in again.stdout
+
+
+def test_all_leaves_the_optional_vectors_out_and_their_names_fetch_them():
+    everything = {p.name for p in cli_data._packages("all")}
+    assert {"glove", "mustard", "lexicons"} <= everything and not {"glove-6b-full", "glove-twitter-100"} & everything
+    full, = cli_data._packages("glove-6b-full")
+    twitter, = cli_data._packages("glove-twitter-100")
+    assert [f.path for f in full.files + twitter.files] == ["glove/glove.6B.100d.txt.gz",
+                                                             "glove/glove.twitter.27B.100d.txt.gz"]
+
+
+def test_every_file_of_the_catalog_has_a_way_from_its_public_upstream():
+    assert [f.path for p in cli_data.packages() for f in p.files if not (f.url or f.derivation)] == []
+
+
+def test_from_names_one_package(tmp_path):
+    (tmp_path / "glove.6B.zip").write_bytes(b"PK")
+    for args in (["all"], ["glove", "--mirror", str(tmp_path)]):
+        result = run(tmp_path / "data", "data", "fetch", *args, "--from", str(tmp_path / "glove.6B.zip"))
+        assert_one_line_error(result, "--from FILE makes one package from its upstream archive")
