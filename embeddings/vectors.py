@@ -98,7 +98,7 @@ def named_vectors_path(name: str, data_dir: Path) -> Path:
 
 def _fetch_command(name: str) -> str:
     """The command that gets a named vectors file: ``--mirror DIR`` where a file has no public download."""
-    mirror = "" if all(file.url for file in get_package(name).files) else " --mirror DIR"
+    mirror = "" if all(file.url or file.derivation for file in get_package(name).files) else " --mirror DIR"
     return f"isarcasm data fetch {name}{mirror}"
 
 

@@ -4,7 +4,6 @@ their checksum, and a missing file is one line with the command that fetches it.
 configuration hash of the shipped reference runs."""
 import gzip
 import json
-from contextlib import ExitStack
 
 import pytest
 from click.testing import CliRunner
@@ -12,14 +11,14 @@ from locations import ROOT
 from test_cli_data import assert_one_line_error
 from toy_corpus import write_corpus
 
-from embeddings.vectors import DEFAULT, NAMED_VECTORS, named_vectors_path
+from embeddings.vectors import DEFAULT, NAMED_VECTORS, _fetch_command, named_vectors_path
 from experiments.cli import main
 from experiments.runs.one.protocol import TrainConfig, experiment_name
 from experiments.runs.one.training import data_files
 from preprocessing.fileio import content_sha256
-from preprocessing.specs import RESOURCES, DataFile, ResourceSpec
+from preprocessing.specs import RESOURCES
 
-#: The catalog files of the named vectors; a test registers the resource where this checkout's catalog lacks it.
+#: The catalog files of the named vectors.
 CATALOG_FILES = {"glove-6b-full": "glove/glove.6B.100d.txt.gz",
                  "glove-twitter-100": "glove/glove.twitter.27B.100d.txt.gz"}
 #: The toy corpus' words each tiny vectors file holds: the default's one, the full file's all twelve.
@@ -29,14 +28,6 @@ WORDS = {"glove": TOY_WORDS[:1], "glove-6b-full": TOY_WORDS, "glove-twitter-100"
 TRAIN = "train-epochs-1-batch-size-32"
 EXPERIMENT = "name = 'toy'\ntitle = 'toy'\nsource = 'tests'\n[train]\nepochs = 1\nbatch_size = 32\n" \
              "[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
-
-
-def catalog(stack: ExitStack) -> None:
-    """Every named vectors a resource of the catalog, for the test's duration."""
-    patch = stack.enter_context(pytest.MonkeyPatch.context())
-    for name, path in CATALOG_FILES.items():
-        if name not in RESOURCES:
-            patch.setitem(RESOURCES._items, name, ResourceSpec(name, (DataFile(path, "0" * 64),), "a test", "none"))
 
 
 def write_vectors(path, words, dim=8) -> None:
@@ -51,21 +42,13 @@ def cli(data, *args):
     return CliRunner().invoke(main, ["--data-dir", str(data), *args])
 
 
-@pytest.fixture
-def named_catalog():
-    with ExitStack() as stack:
-        catalog(stack)
-        yield
-
-
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A data directory with a tiny file for each named vectors; ``train`` of the default and of glove-6b-full,
     and ``reproduce`` of a toy experiment with glove-twitter-100 (one epoch each)."""
     root = tmp_path_factory.mktemp("named")
-    with ExitStack() as stack:
-        catalog(stack)
-        stack.enter_context(pytest.MonkeyPatch.context()).setenv("ISARCASM_CACHE", str(root / "cache"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ISARCASM_CACHE", str(root / "cache"))
         data = root / "data"
         for name, words in WORDS.items():
             write_vectors(named_vectors_path(name, data), words)
@@ -119,13 +102,19 @@ def test_reproduce_with_named_vectors_writes_a_separately_named_results_set(trai
 
 
 @pytest.mark.parametrize("name", list(CATALOG_FILES))
-def test_a_missing_named_vectors_file_is_one_line_with_the_command_that_fetches_it(tmp_path, named_catalog, name):
+def test_a_missing_named_vectors_file_is_one_line_with_the_command_that_fetches_it(tmp_path, name):
     corpus = write_corpus(tmp_path / "toy.csv")
     result = cli(tmp_path, "train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn",
                  "--embeddings", name, "--output-dir", str(tmp_path / "runs"))
     assert_one_line_error(result, f"{tmp_path / CATALOG_FILES[name]}: word vectors file not found",
                           f"`isarcasm data fetch {name}")
     assert list((tmp_path / "runs").rglob("*")) == []  # nothing stored
+
+
+def test_every_named_vectors_is_a_catalog_resource_with_files_from_their_upstream():
+    for name in NAMED_VECTORS:
+        assert name in RESOURCES
+        assert _fetch_command(name) == f"isarcasm data fetch {name}"
 
 
 def test_a_name_that_is_neither_a_file_nor_named_vectors_lists_the_names(tmp_path):
