@@ -88,7 +88,8 @@ def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry]
             if any(entry.model == result["model"] for entry in entries):
                 shadowed.append(f"{path.name}: {result['model']} is on the board from {folder}/")
                 continue
-            entries.append(Entry(result, path, COMMITTED if place == committed else source))
+            entries.append(Entry(result, path, COMMITTED if committed and place.resolve() == committed.resolve()
+                                 else source))
     return entries, shadowed
 
 
