@@ -97,15 +97,16 @@ def _check_rows(result: dict, path: Path) -> None:
     """One line naming the first score the board reads that a benchmark file lacks or holds malformed (an
     edited or truncated file): the entrant's and every compared model's mean, values and seeds."""
     for number, cell in enumerate(result["cells"], start=1):
-        for where, row in [("candidate", cell["candidate"]), *((f"'{r.get('model')}'", r) for r in compared_rows(cell))]:
+        compared = [(f"'{row.get('model')}'", row) for row in compared_rows(cell)]
+        for where, row in [("candidate", cell["candidate"]), *compared]:
             wrong = [key for key, kinds in (("mean", (int, float)), ("values", list), ("seeds", list))
                      if not isinstance(row.get(key), kinds)]
             if where != "candidate":
                 wrong += [] if isinstance(row.get("model"), str) else ["model"]
                 wrong += [] if row.get("p_value") is None or isinstance(row["p_value"], (int, float)) else ["p_value"]
             if wrong or not math.isfinite(row["mean"]):
-                raise IsarcasmError(f"{path}: cell {number}, {where}: missing or malformed {', '.join(wrong or ['mean'])}"
-                                    "; run the benchmark that made it again")
+                raise IsarcasmError(f"{path}: cell {number}, {where}: missing or malformed "
+                                    f"{', '.join(wrong or ['mean'])}; run the benchmark that made it again")
 
 
 def differences(a: Entry, b: Entry) -> list[str]:
@@ -172,16 +173,16 @@ def groups_of(entries: list[Entry]) -> list[list[Entry]]:
 
 
 def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> dict:
-    """The board of ``entries``: its groups (the first ranked; each other one with why it is apart from the
-    first) and, per group, a cell per experiment cell with every row ranked; the entrants' tests against the
-    best classic model Holm-adjusted over the whole board."""
+    """The board of ``entries``: its groups (each after the first with why it is not ranked with the first)
+    and, per group, a cell per experiment cell with every row ranked; the entrants' tests against the best classic
+    model Holm-adjusted over the whole board."""
     if not entries:
         raise IsarcasmError("no benchmark results to put on a leaderboard: run `isarcasm benchmark MODEL` first "
                             "(it writes RESULTS_DIR/benchmark-MODEL.json)")
     groups, cells, ordered = [], [], groups_of(entries)
     for number, group in enumerate(ordered):
         first = group[0].result
-        apart = differences(group[0], ordered[0][0]) if number else []
+        apart = next((found for other in ordered[0] if (found := differences(group[0], other))), []) if number else []
         groups.append({"entrants": [entry.model for entry in group], "seeds": first["seeds"],
                        "train": first.get("train"), "method": first["method"], "resamples": first.get("resamples"),
                        "apart": apart})
@@ -352,7 +353,8 @@ def _row(row: dict, floors: bool) -> list[str]:
     then an entrant's rank in its benchmark and tests, and the floors above it (``floors``: whether the cell
     has any)."""
     name = {"entrant": f"**{row['model']}** ({row.get('source')})", "classic": row["model"],
-            "reference": f"*{row['model']}* (reference)", "floor": f"*{row['model']}* (test labels of {row.get('source')})"}
+            "reference": f"*{row['model']}* (reference)",
+            "floor": f"*{row['model']}* (test labels of {row.get('source')})"}
     ranked = row if row["role"] != "floor" else {}
     columns = model_columns(name[row["role"]], ranked, row)
     entrant = row["role"] == "entrant"

@@ -144,7 +144,8 @@ def benchmarked(tmp_path_factory):
     corpus = write_corpus(root / "toy.csv")
     experiment = root / "mini.toml"
     experiment.write_text(f"name = 'table7'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
-    for name, sarcastic in (("eager", lambda i: i % 4 == 0 or i % 8 == 1), ("poor", lambda i: i % 2 == 1 or i % 8 == 0)):
+    chosen = {"eager": lambda i: i % 4 == 0 or i % 8 == 1, "poor": lambda i: i % 2 == 1 or i % 8 == 0}
+    for name, sarcastic in chosen.items():
         folder = root / name
         folder.mkdir()
         (folder / "toy.tsv").write_text("id\tp_sarcastic\n" + "".join(f"test{i}\t{0.9 if sarcastic(i) else 0.1}\n"
