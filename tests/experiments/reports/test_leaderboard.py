@@ -249,6 +249,10 @@ def _summary_numbers(table: list[list[str]]) -> list[tuple[str, str, str, str]]:
              row[header.index("p vs best classic")]) for row in table[1:]]
 
 
+def _entrants(board: dict) -> list[tuple[dict, dict]]:
+    return [(cell, row) for cell in board["cells"] for row in cell["rows"] if row["role"] == "entrant"]
+
+
 def test_the_page_renders_in_headless_chromium_with_the_jsons_numbers(benchmarked, tmp_path):
     chromium = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
     if chromium is None:
@@ -264,6 +268,15 @@ def test_the_page_renders_in_headless_chromium_with_the_jsons_numbers(benchmarke
     dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], check=True, capture_output=True, text=True,
                          timeout=120).stdout
     expected = [(row["model"], f"{row['mean']:.3f} ± {row['std']:.3f}", str(row["rank"]),
-                 p_text(row["p_vs_best_classic"])) for cell in board["cells"] for row in cell["rows"]
-                if row["role"] == "entrant"]
+                 p_text(row["p_vs_best_classic"])) for _, row in _entrants(board)]
     assert _summary_numbers(_parsed(dom).tables[0]) == expected
+    # A click on a header sorts the table by that column, highest first, a second click lowest first (against
+    # the page's own order), by the script in the page itself.
+    clicked = page.with_name("clicked.html")
+    header = "document.querySelector('table').querySelectorAll('th')[3]"
+    twice = f"<script>{header}.click(); {header}.click()</script></body>"
+    clicked.write_text(page.read_text().replace("</body>", twice))
+    dom = subprocess.run([*flags, "--dump-dom", clicked.as_uri()], check=True, capture_output=True, text=True,
+                         timeout=120).stdout
+    means = [float(mean.split()[0]) for _, mean, _, _ in _summary_numbers(_parsed(dom).tables[0])]
+    assert means == sorted(round(row["mean"], 3) for _, row in _entrants(board)) and means[0] < means[-1]
