@@ -95,6 +95,7 @@ SLOW_TESTS = {
     "test_settings_precedence": {"test_the_printed_command_makes_the_very_runs_the_benchmark_then_ranks"},
     "test_experiment_files": {"test_the_train_table_of_an_experiment_file_is_what_its_runs_use"},
     "test_references": {"toy"},
+    "test_leaderboard": {"benchmarked"},
     "test_fuzz_user_files": {"trained_run"},
     "test_named_vectors": {"trained"},
     "test_authors_data": {"test_a_run_on_the_authors_test_texts_records_the_published_splits_and_how_many_it_scored"},

@@ -10,9 +10,11 @@ from experiments.cli.options import (
     FILE_OPTIONS,
     TRAIN_OPTIONS,
     command_start,
+    echo_json,
     file_corpus_options,
     given,
     jobs_option,
+    json_option,
     reference_option,
     results_dir_option,
     seed_list,
@@ -22,8 +24,13 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.reports.benchmark import benchmark_summary
+from experiments.reports.kinds import save_result, write_html
+from experiments.reports.leaderboard import NAME as LEADERBOARD
+from experiments.reports.leaderboard import benchmark_entries, leaderboard, leaderboard_markdown
+from experiments.reports.results import COMMITTED, stamped
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
 from experiments.runs.entrants.registry import ENTRANTS
+from experiments.runs.one.store import writable_folder
 from experiments.studies.benchmark import BenchmarkRequest, classic_models, parse_experiments, run_benchmark
 from experiments.studies.cross_eval import CORPORA, run_cross
 from experiments.studies.cross_eval import NAME as CROSS
@@ -129,3 +136,31 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
         click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference.folder} "
                    "(verified against the local data); the others from the run store")
     click.echo(f"\nEvery cell, model and seed: {Path(settings.results_root, result['experiment'])}.md (and .json)")
+
+
+@click.command("leaderboard")
+@results_dir_option
+@click.option("--committed/--no-committed", default=True, show_default=True,
+              help="Also the benchmarks committed in docs/results (marked 'committed'; an entrant benchmarked in "
+                   "RESULTS_DIR is taken from there).")
+@click.option("--html", is_flag=True,
+              help="Also write RESULTS_DIR/leaderboard/index.html: the board with a figure per cell, its tables "
+                   "sortable by their headers, self-contained (the figures are PNG files beside it).")
+@json_option
+def leaderboard_command(results_dir, committed, html, as_json):
+    """Every benchmarked entrant beside the classic models and the floors, cell by cell, in one table.
+
+    Reads RESULTS_DIR/benchmark-*.json (nothing is trained): per cell, mean ± std over seeds, the rank among
+    every row, each entrant's paired test against the best classic model (Holm over the board), costs and
+    the floors each row scores below. Entrants benchmarked on other seeds, settings or data are shown apart,
+    with why. Writes RESULTS_DIR/leaderboard.{json,md}.
+    """
+    folder = writable_folder(Path(results_dir), "--results-dir")
+    board = leaderboard(*benchmark_entries(folder, COMMITTED if committed else None))
+    save_result(board, folder)
+    if as_json:
+        echo_json(stamped(board))
+    else:
+        click.echo(leaderboard_markdown(board))
+    if html:
+        click.echo(f"leaderboard page: {write_html(board, folder / LEADERBOARD)}", err=as_json)

@@ -16,7 +16,7 @@ import threading
 
 import click
 
-from experiments.cli.benchmark import benchmark, cross_eval
+from experiments.cli.benchmark import benchmark, cross_eval, leaderboard_command
 from experiments.cli.data import data
 from experiments.cli.embeddings import embeddings
 from experiments.cli.models import models
@@ -193,5 +193,5 @@ def main(ctx: click.Context, data_dir: str | None, quiet: bool, model_modules: t
 
 
 for command in (data, preprocess, embeddings, models, train, evaluate, predict, reproduce, report, cross_eval,
-                benchmark, runs):
+                benchmark, leaderboard_command, runs):
     main.add_command(command)

@@ -7,10 +7,30 @@ import numpy as np
 from experiments.reports.format import failed_section, markdown_table
 
 
-def _p(value: float | None) -> str:
+def p_text(value: float | None) -> str:
+    """A p-value as the reports show it: four decimals, or two significant digits under 0.0001."""
     if value is None:
         return "—"
     return f"{value:.4f}" if value >= 0.0001 else f"{value:.1e}"
+
+
+def competition_ranks(means: dict[str, float]) -> dict[str, dict]:
+    """Standard competition ranking ("1224") of ``means`` (name -> score, higher is better): names with
+    equal scores share a rank, marked ``shared``, and the next name gets the rank after the tied group.
+
+    A model is never ranked above one it ties with: a model at F1 0.000 tied with six others is
+    "2=" of 8, not 2."""
+    ranks = {}
+    for name, mean in means.items():
+        equal = sum(_same(other, mean) for other in means.values())
+        ranks[name] = {"rank": 1 + sum(other > mean and not _same(other, mean) for other in means.values()),
+                       "shared": equal > 1}
+    return ranks
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal scores up to floating-point noise (means over the same seeds summed in another order)."""
+    return abs(a - b) <= 1e-12
 
 
 #: How a rank line names a reference row the candidate scores below.
@@ -38,12 +58,22 @@ def rank_line(cell: dict) -> str:
 
 def _above(cell: dict) -> list[tuple[str, float]]:
     """The reference rows (and the all-sarcastic floor) whose mean is above the candidate's, highest first."""
+    return floors_above(cell["candidate"]["mean"], floor_means(cell))
+
+
+def floor_means(cell: dict) -> dict[str, float]:
+    """A benchmark cell's yardsticks: the means of its reference rows, and the all-sarcastic floor from the
+    gold labels where its row was not compared (binary cells)."""
     means = {row["model"]: row["mean"] for row in cell.get("references", [])}
     floor = cell.get("all_sarcastic")
     if floor and "all-sarcastic" not in means:
         means["all-sarcastic"] = floor[cell["metric"]]
-    above = [(name, mean) for name, mean in means.items() if mean - cell["candidate"]["mean"] > 1e-12]
-    return sorted(above, key=lambda pair: -pair[1])
+    return means
+
+
+def floors_above(mean: float, floors: dict[str, float]) -> list[tuple[str, float]]:
+    """The yardsticks of ``floors`` (name -> mean) scoring above ``mean``, highest first."""
+    return sorted(((name, value) for name, value in floors.items() if value - mean > 1e-12), key=lambda pair: -pair[1])
 
 
 def rank_text(row: dict) -> str:
@@ -134,10 +164,10 @@ def _summary_row(cell: dict) -> list[str]:
     return [cell["experiment"], cell["cell"], cell["metric"], _stat(candidate), _stat(candidate.get("f1_macro")),
             _stat(candidate.get("predicted_sarcastic"), True), _floor(cell), rank_line(cell),
             f"{best['model']} {best['mean']:.3f}" if best else "—",
-            _p(best["p_value"]) if best else "—", _p(best.get("p_holm")) if best else "—"]
+            p_text(best["p_value"]) if best else "—", p_text(best.get("p_holm")) if best else "—"]
 
 
-def _model_row(name: str, ranked: dict, stats: dict) -> list[str]:
+def model_columns(name: str, ranked: dict, stats: dict) -> list[str]:
     """A model's first columns in a cell's table: rank, name, main metric, macro-F1, predicted share, its
     cost (weights of the saved model, training time per run) and seeds (``ranked`` has the rank; a
     classic's row is both). Results saved before the cost was recorded show "—" there."""
@@ -161,13 +191,14 @@ def _median(stats: dict, cost: str) -> float:
 def _cell_rows(cell: dict, model: str) -> list[list[str]]:
     """A cell's table: the candidate, every model compared with it (best first) with the paired tests, and
     the all-sarcastic floor where it was not compared."""
-    rows = [[*_model_row(f"**{model}**", cell, cell["candidate"]), "", "", "", ""]]
+    rows = [[*model_columns(f"**{model}**", cell, cell["candidate"]), "", "", "", ""]]
     references = {row["model"] for row in cell.get("references", [])}
     for row in sorted(compared_rows(cell), key=lambda r: -r["mean"]):
         delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
-        per_seed = ", ".join(_p(p) for p in row["p_per_seed"].values()) or "—"
+        per_seed = ", ".join(p_text(p) for p in row["p_per_seed"].values()) or "—"
         name = f"*{row['model']}* (reference)" if row["model"] in references else row["model"]
-        rows.append([*_model_row(name, row, row), delta, _p(row["p_value"]), _p(row.get("p_holm")), per_seed])
+        rows.append([*model_columns(name, row, row), delta, p_text(row["p_value"]), p_text(row.get("p_holm")),
+                     per_seed])
     floor = cell.get("all_sarcastic")
     if floor and "all-sarcastic" not in references:
         rows.append(["", "*all sarcastic*", f"*{floor[cell['metric']]:.3f}*", f"*{floor['f1_macro']:.3f}*", "*100%*",

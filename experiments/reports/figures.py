@@ -331,16 +331,96 @@ def write_html_report(result: dict, text: str, sections: list, folder: Path) -> 
             body.append(f'<p><img src="{html.escape(path.name)}" alt="{html.escape(title)}"></p>' if path else
                         "<p><em>No data: no finished run (see the failed runs above), or the run directories (or their "
                         "predictions/history) were not found.</em></p>")
-    page = ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(result.get('title', result['experiment']))}</title>"
+    path = folder / "index.html"
+    write_text(path, html_page(result.get("title", result["experiment"]), body))
+    return path
+
+
+#: Sorts a page's tables by the column whose header is clicked (again: the other way), numbers as numbers
+#: ("0.233 ± 0.032" by 0.233, "3=" by 3, "1,954/s" by 1954), other text alphabetically; empty cells and
+#: dashes last.  Inline, so the page needs nothing from outside itself.
+SORTABLE_TABLES = """
+document.querySelectorAll('table').forEach(function (table) {
+  table.querySelectorAll('th').forEach(function (th, column) {
+    th.title = 'sort by this column'; th.style.cursor = 'pointer';
+    th.addEventListener('click', function () {
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      var down = th.dataset.order !== 'down'; th.dataset.order = down ? 'down' : 'up';
+      function key(row) {
+        var text = row.cells[column].textContent.trim(), number = parseFloat(text.replace(/,/g, ''));
+        return text === '' || text === '\u2014' ? null : (isNaN(number) ? text : number);
+      }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === null || y === null) { return (x === null) - (y === null); }
+        if (typeof x !== typeof y) { return typeof x === 'number' ? -1 : 1; }
+        var order = x < y ? -1 : (x > y ? 1 : 0);
+        return down ? -order : order;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+});
+"""
+
+
+def html_page(title: str, body: list[str], style: str = "") -> str:
+    """A self-contained page: inline style (``style`` added to it), tables sortable by their headers
+    (:data:`SORTABLE_TABLES`), images by relative paths."""
+    return ("<!doctype html>\n<html><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title>"
             "<style>body{font-family:sans-serif;max-width:1400px;margin:2em auto;padding:0 1em}"
             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}"
-            "img{max-width:100%}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
-    path = folder / "index.html"
-    write_text(path, page)
-    return path
+            "img{max-width:100%}" + style + "</style></head><body>\n" + "\n".join(body)
+            + f"\n<script>{SORTABLE_TABLES}</script>\n</body></html>\n")
 
 
 def markdown_to_html(text: str) -> str:
     """A report's markdown as HTML (CommonMark with tables; raw HTML in a report is shown as text)."""
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+
+
+# --- leaderboard ------------------------------------------------------------------------------
+
+#: The leaderboard's colours: entrants apart from the classic models, the reference rows grey.
+ROLE_COLOURS = {"entrant": "#d62728", "classic": "#1f77b4", "reference": "#7f7f7f"}
+#: How each floor's line is drawn.
+FLOOR_LINES = {"all-sarcastic": ("#2ca02c", "--"), "majority": ("#9467bd", ":"), "tfidf-lr": ("#8c564b", "-.")}
+
+
+def board_cell_figure(cell: dict, path: Path) -> Path:
+    """One leaderboard cell: per ranked row (best on top) its seeds' values as dots and its mean ± std over
+    seeds, entrants coloured apart from the classic models and reference rows; the floors as vertical lines."""
+    plt = _pyplot()
+    rows = [row for row in cell["rows"] if row["role"] != "floor"][::-1]
+    figure, axis = plt.subplots(figsize=(6.4, 0.24 * len(rows) + 1.3))
+    for y, row in enumerate(rows):
+        colour = ROLE_COLOURS[row["role"]]
+        axis.plot(row["values"], [y] * len(row["values"]), "o", color=colour, alpha=0.45, ms=3.5, mec="none")
+        axis.errorbar(row["mean"], y, xerr=row["std"], fmt="D", color=colour, ms=4.5, capsize=2.5, lw=1)
+    for name, value in cell["floors"].items():
+        colour, style = FLOOR_LINES[name]
+        axis.axvline(value, color=colour, ls=style, lw=1.2, label=f"{name} {value:.3f}")
+    labels = [("★ " if row["role"] == "entrant" else "") + row["model"] for row in rows]
+    axis.set_yticks(range(len(rows)), labels, fontsize=8)
+    for tick, row in zip(axis.get_yticklabels(), rows):
+        tick.set_color(ROLE_COLOURS[row["role"]])
+    axis.set_ylim(-0.7, len(rows) - 0.3)
+    axis.set_xlabel(f"{METRIC_LABELS.get(cell['metric'], cell['metric'])}: seeds (dots), mean ± std (diamond)",
+                    fontsize=8)
+    axis.tick_params(axis="x", labelsize=8)
+    axis.grid(axis="x", alpha=0.3)
+    axis.set_title(f"{cell['experiment']} {cell['cell']}", fontsize=9)
+    if cell["floors"]:
+        axis.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, title="floors",
+                    title_fontsize=7)
+    return _save(figure, path)
+
+
+def leaderboard_figures(result: dict, folder: Path) -> list[Path]:
+    """A figure per cell of a leaderboard (:func:`board_cell_figure`), in the order of its cells."""
+    paths = []
+    for cell in result["cells"]:
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"group-{cell['group'] + 1}-{cell['experiment']}-{cell['cell']}")
+        paths.append(board_cell_figure(cell, folder / f"{stem}.png"))
+    return paths

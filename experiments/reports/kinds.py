@@ -1,7 +1,8 @@
 """One registry of result kinds: each results file names its kind, and the kind supplies its report.
 
 ``reproduce`` writes table results (files written before kinds were named carry none, and are
-tables), ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark.  Every place that
+tables), ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark, ``leaderboard`` the board of
+every benchmark.  Every place that
 shows or saves a results file (``report``, ``--html``, the studies) asks the registry, so a new
 kind of study is one :class:`ResultKind` here, not another ``if result["kind"] == ...``.
 """
@@ -16,6 +17,7 @@ from experiments.reports.benchmark import benchmark_markdown
 from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.elements import elements_markdown
 from experiments.reports.fidelity import fidelity_markdown
+from experiments.reports.leaderboard import leaderboard_html, leaderboard_markdown
 from experiments.reports.results import stamped
 from experiments.reports.table import markdown_report, results_csv
 from experiments.runs.one.store import write_result_files
@@ -38,6 +40,8 @@ class ResultKind:
     figures: Callable[[dict, Path], Figures] = _no_figures
     #: Draw the figures whenever the results are saved, not only for ``--html``.
     figures_on_save: bool = False
+    #: Writes the kind's own page into a folder (its figures beside it) in place of the report then its figures.
+    html: Callable[[dict, Path], Path] | None = None
 
 
 KINDS: Registry[ResultKind] = Registry("result kind")
@@ -46,6 +50,7 @@ KINDS.add("cross", ResultKind(cross_markdown, cross_csv, figures.cross_figures, 
 KINDS.add("benchmark", ResultKind(benchmark_markdown))
 KINDS.add("fidelity", ResultKind(fidelity_markdown))
 KINDS.add("elements", ResultKind(elements_markdown))
+KINDS.add("leaderboard", ResultKind(leaderboard_markdown, html=leaderboard_html))
 
 
 def kind_of(result: dict) -> ResultKind:
@@ -69,4 +74,6 @@ def save_result(result: dict, results_root: Path) -> list[Path]:
 def write_html(result: dict, folder: Path) -> Path:
     """``folder/index.html``: the report, then the kind's figures (drawn into ``folder``)."""
     kind = kind_of(result)
+    if kind.html:
+        return kind.html(result, folder)
     return figures.write_html_report(result, kind.markdown(result), kind.figures(result, folder), folder)

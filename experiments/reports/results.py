@@ -16,6 +16,9 @@ Version history:
   ``all_sarcastic``, ``files`` (the label of each file column -> its path) and a cell metric whose
   ``mean`` is null with ``undefined`` (a test split that leaves it undefined); all absent in older files.
   The ``elements`` kind (2026-11-26: ``report --elements``) is new in version 1; no older file has it.
+  The ``leaderboard`` kind (``isarcasm leaderboard``) is new in version 1, and so is a benchmark cell's
+  ``data_sha256`` (the corpus files' checksums, absent in older files, which the leaderboard then never ranks
+  with another).
 """
 from __future__ import annotations
 
@@ -48,6 +51,8 @@ REQUIRED = {
     "fidelity": ({"experiment": str, "title": str, "cells": list}, {"model": str, "paper": dict, "protocols": dict}),
     "elements": ({"experiment": str, "title": str, "as_written": str, "inputs": dict, "cells": list},
                  {"corpus": str, "model": str, "element": str, "measured": bool}),
+    "leaderboard": ({"experiment": str, "entrants": list, "groups": list, "cells": list, "tests": int},
+                    {"group": int, "experiment": str, "cell": str, "metric": str, "floors": dict, "rows": list}),
 }
 #: A metric's summary over runs (a table's or cross cell's ``metrics`` values).
 SUMMARY = {"mean": _NUMBER, "std": _NUMBER, "values": list}

@@ -33,12 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.reports.benchmark import compared_rows
+from experiments.reports.benchmark import compared_rows, competition_ranks
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.runs.one import provenance
-from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, recorded_costs
+from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, corpus_checksums, recorded_costs
 from experiments.runs.one.footprint import COSTS
 from experiments.runs.one.metrics import main_metric, summary_stats
 from experiments.runs.one.spec import RunSpec
@@ -63,6 +63,8 @@ class BenchCell:
     classics: dict[str, list[Scored]]
     #: The reference rows scored in the cell (none in the cross-dataset cells).
     references: dict[str, list[Scored]] = field(default_factory=dict)
+    #: The corpora (names) whose files the cell's runs read: its corpus, or the training and test corpora.
+    corpora: tuple[str, ...] = ()
 
 
 def classic_models(exclude: str | None = None) -> list[str]:
@@ -133,7 +135,8 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
         "resamples": n_resamples if method == "bootstrap" else None,
         "seeds": seeds,
         "train": asdict(settings.train),
-        "cells": with_holm([summarise(cell, model, method, n_resamples) for cell in cells]),
+        "cells": with_holm([{**summarise(cell, model, method, n_resamples), "data_sha256": _checksums(cell, settings)}
+                            for cell in cells]),
         "missing": missing,
         "failed_runs": failed,
         "wall_seconds": round(time.time() - started, 1),
@@ -208,7 +211,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
         cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics,
-                               references.get(corpus_label(corpus), {})))
+                               references.get(corpus_label(corpus), {}), (corpus,)))
     return cells, absent, failed
 
 
@@ -224,6 +227,13 @@ def _references(own: Experiment, model: str, against: list[str] | None, seeds: l
     for row in reference_rows(own, seeds, _reusing(settings), names):
         found.setdefault(row["corpus"], {})[row["model"]] = [Scored.from_run(Path(d)) for d in row["runs"]]
     return found
+
+
+def _checksums(cell: BenchCell, settings: Settings) -> dict[str, str]:
+    """The content sha256 of the corpus files the cell's runs read (as their config.json records them): the
+    leaderboard ranks two benchmarks' cells together only on the same data."""
+    return {name: sha for corpus in cell.corpora for name, sha in
+            corpus_checksums(corpus, settings.corpora.data_dir).items()}
 
 
 def classic_run(settings: Settings, experiment: Experiment, corpus: str, classic: str, seed: int) -> Path | None:
@@ -246,14 +256,15 @@ def _cross(model: str, against: list[str] | None, seeds: list[int], settings: Se
     classics = [m for m in classic_models(model) if not against or m in against]
     # --force retrains the benchmarked model only; the classic runs are only ever read.
     found, missing = cross_cells(classics, corpora, seeds, _reusing(settings), train_missing=False)
-    cells = []
+    cells, named = [], {corpus_label(corpus): corpus for corpus in corpora}
     for own in candidate:
         others = {m: [] for m in classics}
         for cell in found:
             if (cell.train_corpus, cell.test_corpus) == (own.train_corpus, own.test_corpus):
                 others[cell.model] = cell.scored
         cells.append(BenchCell(settings.experiment(CROSS), f"{own.train_corpus} → {own.test_corpus}", own.scored,
-                               others))
+                               others, corpora=tuple(dict.fromkeys(named[c] for c in (own.train_corpus,
+                                                                                     own.test_corpus)))))
     absent = [{"cell": f"trained on {m['train_corpus']}", "corpus": m["corpus"], "model": m["model"], "seed": seed}
               for m in missing for seed in m["seeds"]]
     return cells, absent, failed
@@ -273,25 +284,6 @@ def _commands(experiment: str, absent: list[dict], seeds: list[int], command: tu
         runs.setdefault((a["cell"], a["model"]), []).append(a["seed"])
     return [{"experiment": experiment, "cell": cell, "model": model, "seeds": seeds_missing, "command": command}
             for (cell, model), seeds_missing in runs.items()]
-
-
-def competition_ranks(means: dict[str, float]) -> dict[str, dict]:
-    """Standard competition ranking ("1224") of ``means`` (name -> score, higher is better): names with
-    equal scores share a rank, marked ``shared``, and the next name gets the rank after the tied group.
-
-    A model is never ranked above one it ties with: a model at F1 0.000 tied with six others is
-    "2=" of 8, not 2."""
-    ranks = {}
-    for name, mean in means.items():
-        equal = sum(_same(other, mean) for other in means.values())
-        ranks[name] = {"rank": 1 + sum(other > mean and not _same(other, mean) for other in means.values()),
-                       "shared": equal > 1}
-    return ranks
-
-
-def _same(a: float, b: float) -> bool:
-    """Equal scores up to floating-point noise (means over the same seeds summed in another order)."""
-    return abs(a - b) <= 1e-12
 
 
 def _profile(scored: list[Scored]) -> dict:

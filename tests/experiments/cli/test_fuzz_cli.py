@@ -6,6 +6,7 @@ property test adds random values for the numeric options of a fast command.
 """
 from __future__ import annotations
 
+import json
 import traceback
 from pathlib import Path
 
@@ -91,6 +92,10 @@ BAD: dict[str, list[list[str]]] = {
                   ["benchmark", "cnn", "--test", "bogus"], ["benchmark", "cnn", "--experiments", "nosuch"],
                   ["benchmark", "cnn", "--jobs", "0"], ["benchmark", "cnn", "--seeds", "0"],
                   ["benchmark", "cnn", "--against", "nosuch"]],
+    "leaderboard": [["leaderboard", "--no-committed", "--results-dir", "{tmp}/results"],
+                    ["leaderboard", "--results-dir", "{tmp}/afile"],
+                    ["leaderboard", "--no-committed", "--results-dir", "{tmp}/bench"],
+                    ["leaderboard", "--no-committed", "--results-dir", "{tmp}/table-bench"]],
 }
 CASES = [(command, args) for command, cases in BAD.items() for args in cases]
 
@@ -109,6 +114,11 @@ def tmp(tmp_path_factory) -> Path:
     (folder / "results" / "garbage.json").write_text('{"experiment": "garb')
     (folder / "results" / "empty.json").write_text("{}")
     (folder / "results" / "list.json").write_text("[1, 2]")
+    (folder / "bench").mkdir()
+    (folder / "bench" / "benchmark-garbage.json").write_text('{"experiment": "garb')
+    (folder / "table-bench").mkdir()  # a table's results filed under a benchmark's name
+    (folder / "table-bench" / "benchmark-x.json").write_text(json.dumps(
+        {"experiment": "x", "title": "", "source": "", "seeds": [], "cells": []}))
     (folder / "notrun.toml").mkdir()
     return folder
 
