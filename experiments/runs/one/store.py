@@ -370,8 +370,12 @@ SCORED = (RunState.FINISHED, RunState.DAMAGED)
 
 
 def scored_runs(directory: Path) -> list[Path]:
-    """Every run folder (``seed-N``) under ``directory`` whose metrics.json was written, sorted."""
-    return sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    """Every run folder (``seed-N``) under ``directory`` whose metrics.json was written, sorted; one holding a
+    foreign link is refused (:func:`refuse_foreign_links`)."""
+    runs = sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    for run in runs:
+        refuse_foreign_links(run)
+    return runs
 
 
 def require_finished(directory: Path) -> None:
