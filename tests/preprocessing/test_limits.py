@@ -392,6 +392,16 @@ def test_json_and_toml_are_parsed_in_one_place():
                      "preprocessing/fileio.py: return _bounded(tomllib.loads, text, path, None)"], found
 
 
+def test_a_keras_file_whose_config_is_nested_thousands_deep_is_refused_before_keras_reads_it(tmp_path):
+    from baselines import load_model
+
+    path = tmp_path / "deep.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", "[" * 5000 + "]" * 5000)
+    with pytest.raises(IsarcasmError, match=r"deep\.keras's config\.json: nested more than 100 levels deep"):
+        load_model(path)
+
+
 #: ``predict`` on the run folder argv[1] in a process that may map at most 1 GiB, as a user runs it.
 PREDICT_UNDER_ULIMIT = """
 import resource, sys
