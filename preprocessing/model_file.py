@@ -79,7 +79,8 @@ def _recurrent(gates: int) -> Callable:
 
 #: The weight shapes a layer class builds, from its config (``n(key)``: a whole number, else 0) and the width
 #: of its input (0 where the config does not record it): its kernels, biases left out, so the sum is a lower
-#: bound.  A class not listed counts nothing; the suite's own subclasses count as their Keras classes.
+#: bound.  A class not listed counts nothing; the suite's own subclasses count as their Keras classes, and its
+#: attention layers by their ``units`` and ``k``.
 LAYER_SHAPES: dict[str, Callable] = {
     "Embedding": lambda n, width: [(n("input_dim"), n("output_dim"))],
     "Dense": lambda n, width: [(width, n("units"))],
@@ -87,6 +88,8 @@ LAYER_SHAPES: dict[str, Callable] = {
     "LSTM": _recurrent(4),
     "GRU": _recurrent(3),
     "SimpleRNN": _recurrent(1),
+    "AdditiveAttentionPooling": lambda n, width: [(width, n("units")), (n("units"), 1)],
+    "MultiIntraAttention": lambda n, width: [(width, n("k")), (width, n("k")), (n("k"), 1)],
 }
 LAYER_SHAPES |= {"RandomStateLSTM": LAYER_SHAPES["LSTM"], "MaskedConv1D": LAYER_SHAPES["Conv1D"]}
 #: Bits a weight takes under a layer's dtype policy (Keras' default, float32, where the config names none);
