@@ -15,7 +15,7 @@ from keras import layers
 
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import require_file
-from preprocessing.limits import check_model_file
+from preprocessing.model_file import check_model_file
 
 from .common import INPUTS, Encoded, check_matrix, classifier_heads, context_input, embedding_layer, tokens_input
 from .config import ModelConfig

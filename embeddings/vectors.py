@@ -50,7 +50,7 @@ import numpy as np
 
 from preprocessing.corpora import get_package
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import require_file, usual_mode
+from preprocessing.fileio import load_json, require_file, usual_mode
 from preprocessing.limits import VECTORS, check_memory
 
 from .word2vec import train_word2vec
@@ -274,7 +274,7 @@ def _read_meta(path: Path) -> dict:
     """A cache entry's meta.json; ``{}`` (no cache: it is rebuilt) when it is missing, damaged,
     or not the JSON object this module writes (a list, a string)."""
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
+        meta = load_json(path)
     except (OSError, ValueError):
         return {}
     return meta if isinstance(meta, dict) else {}
@@ -329,7 +329,7 @@ def _read_cache(entry: Path):
     from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
 
     vectors = np.load(entry / _VECTORS_FILE, mmap_mode="r", allow_pickle=False)
-    words = json.loads((entry / _WORDS_FILE).read_text(encoding="utf-8"))
+    words = load_json(entry / _WORDS_FILE)
     if vectors.ndim != 2 or not isinstance(words, list) or len(words) != vectors.shape[0]:
         raise ValueError(f"{len(words)} words for {vectors.shape} vectors")
     kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=vectors.dtype)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .specs import BINARY_LABELS
 from .errors import DataError
-from .fileio import no_surrogates, parse_label, read_csv, text_lines
+from .fileio import NestedTooDeep, json_value, no_surrogates, parse_label, read_csv, text_lines
 from .records import Dataset, Record, id_problem
 
 # Accepted label spellings (compared lower-cased): 1 = sarcastic.
@@ -128,12 +128,13 @@ def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, di
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json_value(line, path, row_no)
         except json.JSONDecodeError as exc:
             raise DataError.at(path, row_no, f"invalid JSON ({exc.msg}, column {exc.colno})") from None
-        except (ValueError, RecursionError) as exc:  # an integer of > 4300 digits; arrays nested too deep
-            problem = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-            raise DataError.at(path, row_no, f"invalid JSON ({problem})") from None
+        except NestedTooDeep:
+            raise
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise DataError.at(path, row_no, f"invalid JSON ({str(exc).split(';')[0]})") from None
         if not isinstance(row, dict):
             raise DataError.at(path, row_no, "expected one JSON object per line")
         no_surrogates(row, path, row_no)

@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from preprocessing.fileio import content_sha256
+from preprocessing.fileio import content_sha256, load_json
 
 
 def _cache_file() -> Path:
@@ -34,7 +34,7 @@ def _read_cache(path: Path) -> dict:
     """The checksum cache: ``{resolved path: {"stamp": [...], "sha256": "..."}}``; anything else
     (no file, not JSON, a list, a string, an entry of an older layout) is left out, never trusted."""
     try:
-        cache = json.loads(path.read_text(encoding="utf-8"))
+        cache = load_json(path)
     except (OSError, ValueError):
         return {}
     if not isinstance(cache, dict):

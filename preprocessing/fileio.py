@@ -13,12 +13,13 @@ import io
 import json
 import os
 import stat
+import tomllib
 import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from .errors import DataError
-from .limits import GZIP_ENV, ROWS, parse_size
+from .limits import GZIP_ENV, MAX_DEPTH, ROWS, parse_size
 
 #: The most a ``.gz`` file may decompress to (bytes): a few kilobytes of gzip can hold gigabytes of
 #: zeros, which would fill the memory before any check sees a row.  ``ISARCASM_MAX_GZIP_BYTES``
@@ -223,9 +224,61 @@ def read_csv(path: Path, required: tuple[str, ...], delimiter: str = ",",
         raise DataError.at(path, number + 1, f"malformed CSV ({exc}); check the quotes on this row") from None
 
 
+class NestedTooDeep(DataError, ValueError):
+    """A JSON or TOML document nested deeper than :data:`~preprocessing.limits.MAX_DEPTH`.  A
+    :class:`DataError` (one line naming the file), and a ``ValueError`` as the parsers' own errors are, so
+    a reader that takes a malformed file for a damaged one (a cache rebuilt, a run not finished) takes
+    this one so."""
+
+
+def json_value(text: str, path: Path | str, row: int | None = None) -> Any:
+    """``json.loads(text)``, nested at most :data:`~preprocessing.limits.MAX_DEPTH` deep, else
+    :class:`NestedTooDeep` naming ``path`` (and ``row``, a line of JSON Lines): the one way the suite parses
+    JSON.  Malformed JSON raises ``json.JSONDecodeError``, for the reader to word."""
+    return _bounded(json.loads, text, path, row)
+
+
+def toml_value(text: str, path: Path | str) -> dict:
+    """``tomllib.loads(text)``, bounded as :func:`json_value`; malformed TOML raises ``TOMLDecodeError``."""
+    return _bounded(tomllib.loads, text, path, None)
+
+
+def load_json(path: Path) -> Any:
+    """The JSON in file ``path``, parsed by :func:`json_value`: for a reader with its own words for a
+    missing or malformed file (``OSError``, ``ValueError``), and one that takes them for a damaged one."""
+    return json_value(path.read_text(encoding="utf-8"), path)
+
+
+def _bounded(parse: Callable[[str], Any], text: str, path: Path | str, row: int | None) -> Any:
+    """``parse(text)``, refused when it nests deeper than :data:`MAX_DEPTH`: a parser that recurses past
+    Python's limit, or a parsed value found deeper by an iterative walk (no reader recurses into it then)."""
+    try:
+        value = parse(text)
+        deep = _deeper_than(value, MAX_DEPTH)
+    except RecursionError:
+        deep = True
+    if deep:
+        raise NestedTooDeep.at(path, row, f"nested more than {MAX_DEPTH} levels deep (arrays in arrays, objects or "
+                                          "tables in tables), far deeper than any file the suite writes or a "
+                                          "corpus holds; is it the right file?")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when lists and dicts nest more than ``limit`` deep in ``value``; without recursion."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def read_json(path: Path) -> Any:
     try:
-        value = json.loads(read_text(path))
+        value = json_value(read_text(path), path)
     except json.JSONDecodeError as exc:
         raise DataError.at(path, exc.lineno, f"invalid JSON ({exc.msg})") from None
     return no_surrogates(value, path, None)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import resource
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +39,13 @@ ZIP_EXPANSION_FLOOR = 64 << 20
 #: Keras holds a model file's weights twice while it loads them (the file's bytes and the arrays), and
 #: the arrays stay: a model may declare at most this share of the memory budget.
 MODEL_SHARE = 3
+#: Bytes of weights a model file's config may declare beyond what its weights file holds (Keras saves every
+#: weight it builds, so none is needed; a margin for a weight the file keeps in another form).
+LAYER_SLACK = 1 << 20
+#: The deepest a JSON or TOML document the suite reads may nest (arrays in arrays, tables in tables).  The
+#: suite's own files nest about 10 deep (a model's Keras config, a results file); thousands of levels end
+#: Python's parsers, and every reader that walks a document, in a ``RecursionError``.
+MAX_DEPTH = 100
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -95,47 +101,6 @@ def check_memory(what: str, nbytes: int, lower: str) -> None:
     if nbytes > budget:
         raise IsarcasmError(f"{what} would take {size(nbytes)}, more than the {size(budget)} this process may use; "
                             f"{lower} (or raise ${MEMORY_ENV} on a machine with more memory)")
-
-
-def check_model_file(path: Path) -> None:
-    """Refuse a ``.keras`` file whose members declare more bytes than loading it may take, or expand like a
-    zip bomb (from the zip's directory, before anything is decompressed), or whose weights declare more than
-    they hold (from the weights file's metadata).  A file that is no zip is left to Keras, whose error says so."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError):
-        return
-    for member in members:
-        if member.file_size > max(ZIP_EXPANSION_FLOOR, ZIP_MAX_EXPANSION * member.compress_size):
-            raise IsarcasmError(f"{path}: refused: its member {member.filename} declares {size(member.file_size)} "
-                                f"packed into {size(member.compress_size)}, which no model file written by Keras "
-                                "does (a zip bomb?); use the model.keras a training run wrote")
-    declared = sum(_declared_weights(path, member) for member in members if member.filename.endswith(".h5"))
-    check_memory(f"{path}: loading this model", MODEL_SHARE * max(declared, sum(m.file_size for m in members)),
-                 "use a smaller model")
-
-
-def _declared_weights(path: Path, member: zipfile.ZipInfo) -> int:
-    """The bytes the datasets of the weights file ``member`` declare (their shapes times their item sizes),
-    read from its metadata alone.  Keras writes every weight whole, uncompressed, so they fit in the
-    member; a dataset declaring more is padded or sparse (unwritten chunks read as zeros), and Keras would
-    allocate all of it (a small file once took 7.7 GB in ``predict``).  An unreadable member is Keras' to
-    report."""
-    import h5py  # only where a model file is loaded
-
-    sizes: list[int] = []
-    try:
-        with zipfile.ZipFile(path) as archive, archive.open(member) as handle, h5py.File(handle, "r") as weights:
-            weights.visititems(lambda _, item: sizes.append(item.size * item.dtype.itemsize)
-                               if isinstance(item, h5py.Dataset) else None)
-    except (OSError, ValueError, RuntimeError, zipfile.BadZipFile):
-        return 0
-    if sum(sizes) > member.file_size:
-        raise IsarcasmError(f"{path}: refused: its {member.filename} declares {size(sum(sizes))} of weights in "
-                            f"{size(member.file_size)}, which no model file written by Keras does (padded or sparse "
-                            "weights?); use the model.keras a training run wrote")
-    return sum(sizes)
 
 
 @dataclass(frozen=True)

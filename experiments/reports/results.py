@@ -33,6 +33,7 @@ from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import json_value
 
 log = logging.getLogger("isarcasm")
 
@@ -119,7 +120,7 @@ def load_results(path: Path) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise IsarcasmError(f"{path}: cannot read the results file ({exc})") from None
     try:
-        result = json.loads(text)
+        result = json_value(text, path)
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
@@ -154,7 +155,7 @@ class ResultsFiles:
                 return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
-            result = upgrade(json.loads(recorded[0]), f"{recorded[1]} (its results '{name}')")
+            result = upgrade(json_value(recorded[0], recorded[1]), f"{recorded[1]} (its results '{name}')")
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result

@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from preprocessing.fileio import load_json
+
 _JOURNAL = ".{name}.commit.json"
 _STAGING = ".{name}.staging-"
 _LOCK = ".{name}.lock"
@@ -77,7 +79,7 @@ def decided(root: Path, name: str, path: str) -> Path:
     journal a kill left is still to put there, else the file in place.  (A writer finishing the journal meanwhile
     moves the staged file into place: read that on a ``FileNotFoundError``.)"""
     try:
-        steps = json.loads((root / _JOURNAL.format(name=name)).read_text(encoding="utf-8"))["steps"]
+        steps = load_json(root / _JOURNAL.format(name=name))["steps"]
     except (OSError, ValueError):  # no journal (the usual case), or one this reader may not read
         return root / path
     staged = [root / step[1] for step in steps if step[0] == "put" and step[2] == path]
@@ -101,7 +103,7 @@ def _recover(root: Path, name: str) -> None:
 
 
 def _finish(root: Path, journal: Path) -> None:
-    record = json.loads(journal.read_text(encoding="utf-8"))
+    record = load_json(journal)
     for step in record["steps"]:
         _STEPS[step[0]](root, *step[1:])
     shutil.rmtree(root / record["staging"], ignore_errors=True)

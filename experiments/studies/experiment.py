@@ -15,7 +15,7 @@ from experiments.runs.one.metrics import METRICS
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.store import safe_name
 from preprocessing.errors import IsarcasmError, shown
-from preprocessing.fileio import require_file
+from preprocessing.fileio import require_file, toml_value
 from preprocessing.schema import nearest
 
 TABLES = Path(__file__).resolve().parent / "tables"
@@ -104,7 +104,7 @@ def load_experiment(name_or_path: str) -> Experiment:
                                 "or a path to a .toml file)")
     require_file(path, f"{path}: experiment file not found")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = toml_value(path.read_text(encoding="utf-8"), path)
     except OSError as exc:
         raise IsarcasmError(f"{path}: cannot read the experiment file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -307,7 +307,9 @@ def test_a_field_of_several_megabytes_and_many_rows_are_read(tmp_path):
     ("utf16.csv", codecs.BOM_UTF16_LE + "text,label\na,1\n".encode("utf-16-le"), r"utf16.csv: is UTF-16"),
     ("nul.csv", b"text,label\na\x00b,1\n", r"nul.csv:2: NUL character"),
     ("list.jsonl", b'{"text": ["a"], "label": 1}\n', r"list.jsonl:1: 'text' holds an array"),
-    ("deep.jsonl", b"[" * 100_000 + b"\n", r"deep.jsonl:1: invalid JSON \(nested too deeply\)"),
+    ("deep.jsonl", b"[" * 100_000 + b"\n", r"deep.jsonl:1: nested more than 100 levels deep"),
+    ("deeper.jsonl", b'{"text": "a", "label": 1, "x": ' + b"[" * 101 + b"]" * 101 + b"}\n",
+     r"deeper.jsonl:1: nested more than 100 levels deep"),
     ("digits.jsonl", b'{"text": "a", "label": ' + b"1" * 5000 + b"}\n", r"digits.jsonl:1: invalid JSON"),
     ("blank.jsonl", b"\n  \n", r"blank.jsonl: file is empty"),
 ])

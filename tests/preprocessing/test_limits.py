@@ -9,9 +9,11 @@ and the missing run folder show.
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from locations import ROOT
+from locations import FIXTURES, ROOT
 from toy_corpus import write_corpus
 
 from experiments.cli import main
@@ -354,3 +356,80 @@ def test_a_keras_file_whose_weights_declare_more_than_it_holds_is_refused_before
     assert path.stat().st_size < 1 << 20
     with pytest.raises(IsarcasmError, match=r"its model.weights.h5 declares 3.9 GiB of weights in .* KiB.*padded"):
         load_model(path)
+
+
+@pytest.mark.parametrize("kind, document", [
+    ("json", lambda depth: "[" * depth + "]" * depth),
+    ("json", lambda depth: '{"a": ' * depth + "1" + "}" * depth),
+    ("toml", lambda depth: "v = " + "[" * (depth - 1) + "]" * (depth - 1)),  # the file's own table is a level
+    ("toml", lambda depth: f"[{'.'.join(['t'] * (depth - 1))}]\nx = 1"),
+], ids=["json arrays", "json objects", "toml arrays", "toml tables"])
+def test_json_and_toml_are_read_to_the_depth_bound_and_refused_past_it_naming_the_file(tmp_path, kind, document):
+    """At MAX_DEPTH a document reads; one level more is refused, and so is one deep enough that the parser
+    itself recurses past Python's limit (a RecursionError traceback before the bound).  The refusal is a
+    ValueError too, as a parser's own error, so a reader that takes a malformed file for a damaged one does."""
+    from preprocessing.fileio import NestedTooDeep, json_value, toml_value
+    from preprocessing.limits import MAX_DEPTH
+
+    parse = json_value if kind == "json" else toml_value
+    path = tmp_path / f"file.{kind}"
+    assert parse(document(MAX_DEPTH), path)
+    for depth in (MAX_DEPTH + 1, 100_000):
+        with pytest.raises(NestedTooDeep, match=rf"^{re.escape(str(path))}: nested more than 100 levels") as caught:
+            parse(document(depth), path)
+        assert isinstance(caught.value, ValueError) and isinstance(caught.value, IsarcasmError)
+
+
+def test_json_and_toml_are_parsed_in_one_place():
+    """A source scan: no module but preprocessing/fileio.py parses JSON or TOML itself, so every file the
+    suite reads passes the depth bound (benchmarks/ read only their own children's output)."""
+    parse = re.compile(r"\b(json|tomllib)\.loads?\b")
+    sources = [p for folder in ("baselines", "embeddings", "experiments", "preprocessing")
+               for p in (ROOT / folder).rglob("*.py")]
+    found = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in sources for line in p.read_text().splitlines()
+             if parse.search(line) and not line.lstrip().startswith(("#", '"""'))]
+    assert found == ["preprocessing/fileio.py: return _bounded(json.loads, text, path, row)",
+                     "preprocessing/fileio.py: return _bounded(tomllib.loads, text, path, None)"], found
+
+
+def test_a_keras_file_whose_config_is_nested_thousands_deep_is_refused_before_keras_reads_it(tmp_path):
+    from baselines import load_model
+
+    path = tmp_path / "deep.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", "[" * 5000 + "]" * 5000)
+    with pytest.raises(IsarcasmError, match=r"deep\.keras's config\.json: nested more than 100 levels deep"):
+        load_model(path)
+
+
+#: ``predict`` on the run folder argv[1] in a process that may map at most 1 GiB, as a user runs it.
+PREDICT_UNDER_ULIMIT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from experiments.cli import main
+main(["predict", sys.argv[1], "--text", "hello"])
+"""
+
+
+def test_a_model_whose_config_declares_an_embedding_its_weights_do_not_hold_is_refused_before_keras_builds_it(
+        tmp_path):
+    """A run's model.keras whose config.json declares an embedding of 6,000,000 x 100 (2.2 GiB) beside its
+    own 1 MB of weights: Keras built the layer first (13 GB in 94 s) before its weights failed to load.  Sized
+    from the config, before TensorFlow is imported, it is refused within 1 GiB of address space."""
+    run = Path(shutil.copytree(FIXTURES / "run-094c709", tmp_path / "run"))
+    with zipfile.ZipFile(FIXTURES / "run-094c709" / "model.keras") as archive:
+        members = {member.filename: archive.read(member) for member in archive.infolist()}
+    config = json.loads(members["config.json"])
+    embedding = next(layer for layer in config["config"]["layers"] if layer["class_name"] == "Embedding")
+    embedding["config"]["input_dim"] = 6_000_000
+    members["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(run / "model.keras", "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    child = subprocess.run([sys.executable, "-c", PREDICT_UNDER_ULIMIT, str(run)], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert child.returncode == 1 and child.stdout == "", child.stderr
+    assert child.stderr == (f"Error: {run}/model.keras: refused: its config.json declares 2.2 GiB of weights (the "
+                            'largest: Embedding "embedding" of 6,000,000 x 100, 2.2 GiB) but its weights hold 965.7 '
+                            "KiB, which no model file written by Keras does; use the model.keras a training run "
+                            "wrote\n")

@@ -34,7 +34,8 @@ from experiments.runs.one.store import (
 from experiments.runs.one.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import content_sha256
+from preprocessing.fileio import content_sha256, load_json
+from preprocessing.model_file import check_model_file
 from preprocessing.records import Dataset, Record
 
 
@@ -101,13 +102,14 @@ def load_run(directory: Path, data_dir: Path) -> TrainedRun:
     """The finished run in ``directory``; a folder that is not one, or a damaged run (an unreadable
     metrics.json or config.json, a missing or refused model, a vocabulary that is not the model's),
     stops with one line."""
-    from baselines import load_model  # loads TensorFlow: only when a model is needed
-    from experiments.runs.one import selection  # noqa: F401  (registers the custom metric for deserialisation)
-
     require_finished(directory)
     if (directory / ENTRANT).is_file():
         return _estimator_run(directory, data_dir)
     config = run_config(directory)
+    check_model_file(directory / MODEL)  # load_model's check, before TensorFlow is imported: a refusal takes no import
+    from baselines import load_model  # loads TensorFlow: only when a model is needed
+    from experiments.runs.one import selection  # noqa: F401  (registers the custom metric for deserialisation)
+
     model = load_model(directory / MODEL, compile=False)
     try:
         inputs = ModelInputs.load(directory, data_dir)
@@ -176,7 +178,7 @@ def _estimator_run(directory: Path, data_dir: Path) -> EstimatorRun:
     keeps none (a reference rule, a Keras model entrant, outside predictions, a run scored before
     estimators were kept)."""
     try:
-        entrant = json.loads((directory / ENTRANT).read_text(encoding="utf-8"))
+        entrant = load_json(directory / ENTRANT)
     except (OSError, ValueError):
         entrant = None
     if not isinstance(entrant, dict) or not isinstance(entrant.get("model"), dict):
@@ -359,7 +361,7 @@ class EvaluationPlace:
         if not self.predictions.is_file():
             return None
         try:
-            saved = json.loads(self.path.read_text(encoding="utf-8"))
+            saved = load_json(self.path)
         except (OSError, ValueError):
             return None
         if not isinstance(saved, dict) or saved.get("key") != self.key or not isinstance(saved.get("test"), dict):

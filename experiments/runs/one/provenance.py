@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from preprocessing.errors import IsarcasmError
+from preprocessing.fileio import json_value, load_json
 
 PACKAGES = ("isarcasm-baselines", "tensorflow", "keras", "jax", "torch", "spacy", "gensim", "numpy", "scikit-learn",
             "click")
@@ -67,7 +68,7 @@ def keras_settings_backend() -> tuple[str, str] | None:
     file.  A file Keras cannot parse it ignores, and so does this."""
     path = keras_settings_file()
     try:
-        settings = json.loads(path.read_text(encoding="utf-8"))
+        settings = load_json(path)
     except (OSError, ValueError):
         return None
     if not isinstance(settings, dict):
@@ -168,7 +169,7 @@ def sweep() -> dict:
     """The sweep a run is trained in: the one :func:`start_sweep` marked, else this process as a sweep
     of one job (``isarcasm train``), started when first asked."""
     try:
-        marked = json.loads(os.environ[SWEEP_ENV])
+        marked = json_value(os.environ[SWEEP_ENV], f"${SWEEP_ENV}")
     except (KeyError, ValueError):
         return _own_sweep()
     return marked if isinstance(marked, dict) else _own_sweep()
@@ -208,7 +209,7 @@ def run_origins(runs) -> list[dict]:
     counts: dict[tuple, int] = {}
     for run in dict.fromkeys(str(run) for run in runs):
         try:
-            config = json.loads((Path(run) / "config.json").read_text())
+            config = load_json(Path(run) / "config.json")
         except (OSError, ValueError):
             config = {}
         cpu = config.get("machine", {})

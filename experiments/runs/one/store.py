@@ -42,7 +42,7 @@ from experiments.runs.one.metrics import predict_labels
 from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import content_sha256, usual_mode
+from preprocessing.fileio import NestedTooDeep, content_sha256, load_json, usual_mode
 from preprocessing.records import id_problem
 from preprocessing.specs import BINARY_LABELS
 
@@ -200,9 +200,11 @@ def _stamp(current: Path) -> str | None:
 
 def read_json(path: Path):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return load_json(path)
     except FileNotFoundError:
         raise IsarcasmError(f"{path} not found") from None
+    except NestedTooDeep:
+        raise
     except ValueError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc})") from None
 
@@ -211,7 +213,7 @@ def recorded_hash(directory: Path) -> str | None:
     """The configuration hash a finished run's metrics.json records; None when there is no
     metrics.json, or it is damaged (truncated, not JSON, no hash): then the run is not finished."""
     try:
-        recorded = json.loads((directory / METRICS).read_text(encoding="utf-8"))
+        recorded = load_json(directory / METRICS)
     except (OSError, ValueError):
         return None
     value = recorded.get("config_hash") if isinstance(recorded, dict) else None
@@ -222,7 +224,7 @@ def recorded_failure(directory: Path, config_hash: str | None = None) -> str | N
     """Why the run (of this configuration, when given) in ``directory`` failed; None when it has not
     failed (no failed.json, an unreadable one, or one of another configuration)."""
     try:
-        recorded = json.loads((directory / FAILED).read_text(encoding="utf-8"))
+        recorded = load_json(directory / FAILED)
     except (OSError, ValueError):
         return None
     if not isinstance(recorded, dict) or config_hash not in (None, recorded.get("config_hash")):
@@ -233,7 +235,9 @@ def recorded_failure(directory: Path, config_hash: str | None = None) -> str | N
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
     a readable metrics.json (written last) and the model it describes (or, for an entrant's run, its
-    entrant.json; for a materialised reference run, its reference.json)."""
+    entrant.json; for a materialised reference run, its reference.json).  A folder holding a link that
+    is not the run's own file is refused first (:func:`refuse_foreign_links`)."""
+    refuse_foreign_links(directory)
     recorded = recorded_hash(directory)
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
@@ -241,9 +245,41 @@ def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     return scored and _is_json_object(directory / CONFIG)
 
 
+def refuse_foreign_links(directory: Path) -> None:
+    """One line for a link in run folder ``directory`` (at any depth) that loops, leads to nothing, or leads
+    to the folder itself or out of it.  A run's files are its own: through such a link a report would read
+    another file as the run's, and a write would fail deep inside (an ``evaluations`` linked to itself let a
+    run be scored, then ended in ``FileExistsError``).  The folder itself may be reached through a link;
+    no folder is nothing to refuse."""
+    try:
+        root = directory.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return
+    for folder, folders, files in os.walk(root):  # links to folders are listed, never followed
+        for link in (Path(folder, name) for name in folders + files if Path(folder, name).is_symlink()):
+            problem = _foreign_link(link, root)
+            if problem:
+                raise IsarcasmError(f"{directory / link.relative_to(root)}: {problem}; a run folder holds its own "
+                                    "files: replace the link by the file or folder itself, or remove it")
+
+
+def _foreign_link(link: Path, root: Path) -> str | None:
+    """What is wrong with ``link`` in the run folder ``root`` (resolved); None for a link to a file or
+    folder inside it."""
+    try:
+        target = link.resolve(strict=True)
+    except FileNotFoundError:
+        return f"a link to {os.readlink(link)}, which does not exist"
+    except (OSError, RuntimeError):  # Python 3.11 raises RuntimeError for a loop, later ones OSError
+        return "a link that loops (it leads back to itself)"
+    if target == root:
+        return "a link to its own run folder (a loop)"
+    return None if root in target.parents else f"a link to {target}, outside the run folder"
+
+
 def _is_json_object(path: Path) -> bool:
     try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+        return isinstance(load_json(path), dict)
     except (OSError, ValueError):
         return False
 
@@ -334,8 +370,12 @@ SCORED = (RunState.FINISHED, RunState.DAMAGED)
 
 
 def scored_runs(directory: Path) -> list[Path]:
-    """Every run folder (``seed-N``) under ``directory`` whose metrics.json was written, sorted."""
-    return sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    """Every run folder (``seed-N``) under ``directory`` whose metrics.json was written, sorted; one holding a
+    foreign link is refused (:func:`refuse_foreign_links`)."""
+    runs = sorted(p.parent for p in directory.rglob(METRICS) if p.parent.name.startswith("seed-"))
+    for run in runs:
+        refuse_foreign_links(run)
+    return runs
 
 
 def require_finished(directory: Path) -> None:
@@ -528,7 +568,7 @@ def _one_row_per_test_text(path: Path, rows: int) -> None:
     trained; else the file was damaged (or written by a version whose ids could break it), and no
     report may score rows that are no text."""
     try:
-        config = json.loads((path.parent / CONFIG).read_text(encoding="utf-8"))
+        config = load_json(path.parent / CONFIG)
         expected = config.get("test_scored", config["splits"]["test"])  # fewer under a --test-texts diagnostic
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return  # no config.json with the test size beside it (an evaluation's file): nothing to compare

@@ -268,3 +268,18 @@ def _claim_and_finish(target: str, started: str) -> None:
         Path(started).touch()
         time.sleep(1.0)
         write_run(Path(target), "abc", finished_metrics)
+
+
+def test_a_run_folder_holding_a_link_out_of_it_is_refused_wherever_runs_are_gathered(tmp_path):
+    """``scored_runs`` (a store's finished runs, for a comparison of seeds) reads each run's config.json: a
+    config.json that is a link to another file is refused, naming the link, as ``is_finished`` refuses it."""
+    from experiments.runs.one.store import scored_runs
+
+    run = tmp_path / "store" / "toy" / "cnn" / "seed-0"
+    run.mkdir(parents=True)
+    write_json(run / "metrics.json", {"config_hash": "abc"})
+    write_json(tmp_path / "other.json", {"corpus": "elsewhere"})
+    (run / "config.json").symlink_to(tmp_path / "other.json")
+    for read in (lambda: scored_runs(tmp_path / "store"), lambda: is_finished(run)):
+        with pytest.raises(IsarcasmError, match=r"seed-0/config\.json: a link to .*other\.json, outside the run"):
+            read()
