@@ -38,7 +38,8 @@ import numpy as np
 
 from experiments.runs import results_set
 from experiments.runs.console import chatty
-from experiments.runs.one.metrics import predict_labels
+from experiments.runs.one.metrics import outside, predict_labels, recorded_problem
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
@@ -238,20 +239,28 @@ def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
     scored = any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE))
-    return scored and _is_json_object(directory / CONFIG)
-
-
-def _is_json_object(path: Path) -> bool:
     try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+        config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
+    return scored and _config_problem(directory, config) is None
+
+
+def _config_problem(directory: Path, config) -> str | None:
+    """Why ``config`` (the run's config.json) is not the configuration its run recorded: not an object, or no
+    longer hashing to the hash it and metrics.json record (an edited file); None when it is."""
+    if not isinstance(config, dict):
+        return "not a JSON object"
+    recorded = config.get("config_hash")
+    if recorded_config_hash(config) != recorded or recorded_hash(directory) not in (None, recorded):
+        return "edited since it was written: its settings no longer hash to the configuration hash the run recorded"
+    return None
 
 
 def is_damaged(directory: Path) -> bool:
     """A run folder that is neither finished nor empty: a metrics.json that cannot be read, or a
-    finished run whose model file is missing or whose config.json is unreadable.  Retraining may
-    replace it."""
+    finished run whose model file is missing or whose config.json is unreadable or edited since.
+    Retraining may replace it."""
     return (directory / METRICS).exists() and not is_finished(directory)
 
 
@@ -351,11 +360,27 @@ def require_finished(directory: Path) -> None:
 
 
 def read_config(directory: Path) -> dict:
-    return read_json(directory / CONFIG)
+    """The run's config.json, once checked against the configuration hash the run recorded: a damaged or
+    edited one is one line naming it, so no report shows a run under a configuration it was not trained with."""
+    path = directory / CONFIG
+    config = read_json(path)
+    problem = _config_problem(directory, config)
+    if problem:
+        raise IsarcasmError(f"{path} is damaged ({problem}); train the run again with --force")
+    return config
 
 
 def read_metrics(directory: Path) -> dict:
-    return read_json(directory / METRICS)
+    """The run's metrics.json, its config.json checked first (:func:`read_config`), with every score in its
+    range and every count whole (:func:`~experiments.runs.one.metrics.recorded_problem`): a damaged or edited
+    file is one line naming it, never a number in a report."""
+    path = directory / METRICS
+    metrics = read_json(path)
+    problem = recorded_problem(metrics) if isinstance(metrics, dict) else "not a JSON object"
+    if problem:
+        raise DataError.at(path, None, f"{problem}; the file is damaged: train the run again with --force")
+    read_config(directory)
+    return metrics
 
 
 def model_parameters(directory: Path) -> int | None:
@@ -519,8 +544,28 @@ def read_predictions(path: Path) -> Predictions:
         except ValueError:
             raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
         ids.append(fields[0])
+    probabilities = np.asarray(probabilities, dtype=float).reshape(len(ids), -1)
+    _in_range(path, header, np.asarray(gold, dtype=int), probabilities)
     _one_row_per_test_text(path, len(ids))
-    return Predictions(path, ids, np.asarray(gold), np.asarray(probabilities, dtype=float).reshape(len(ids), -1))
+    return Predictions(path, ids, np.asarray(gold), probabilities)
+
+
+def _in_range(path: Path, header: list[str], gold: np.ndarray, probabilities: np.ndarray) -> None:
+    """One line naming the first row whose gold label is not a class or whose probability is NaN or outside
+    [0, 1]: a damaged or edited file, which would otherwise be drawn and scored as a run's."""
+    bad_gold = (gold < 0) | (gold >= probabilities.shape[1])
+    bad = outside(probabilities)
+    rows = np.flatnonzero(bad_gold | bad.any(axis=1))
+    if not len(rows):
+        return
+    row = int(rows[0])
+    if bad_gold[row]:
+        problem = f"gold {gold[row]} is not a class (0 to {probabilities.shape[1] - 1})"
+    else:
+        column = int(np.flatnonzero(bad[row])[0])
+        problem = f"{header[column + 2]} {probabilities[row, column]:g} is not a probability (a number from 0 to 1)"
+    raise DataError.at(path, row + 2, f"{problem}; the file is damaged: make it again (train the run, or evaluate "
+                                      "with --force)")
 
 
 def _one_row_per_test_text(path: Path, rows: int) -> None:
