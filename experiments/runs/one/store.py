@@ -18,6 +18,7 @@ import io
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -38,7 +39,7 @@ import numpy as np
 
 from experiments.runs import results_set
 from experiments.runs.console import chatty
-from experiments.runs.one.metrics import outside, predict_labels, recorded_problem
+from experiments.runs.one.metrics import outside, predict_labels, recorded_problem, value_problem
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
@@ -594,12 +595,25 @@ def history_csv(history: dict) -> str:
 
 
 def read_history(directory: Path) -> dict[str, np.ndarray]:
-    """The columns of a run's history.csv as arrays (empty when the run has none)."""
+    """The columns of a run's history.csv as arrays (empty when the run has none); a value that is no finite
+    number, or a score out of its range (``f1``, ``val_f1``: :data:`~experiments.runs.one.metrics.RANGES`), is
+    one line naming the file, the line and the column, never a point of a training curve."""
     path = directory / HISTORY
     if not path.is_file():
         return {}
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
+    for number, row in enumerate(rows, start=2):
+        for key, value in row.items():
+            try:
+                number_value = float(value)
+            except (TypeError, ValueError):
+                problem = f"{key} {value!r} is not a number"
+            else:
+                problem = value_problem(str(key).removeprefix("val_"), number_value) or \
+                    (None if math.isfinite(number_value) else f"{key} {value} is not a finite number")
+            if problem:
+                raise DataError.at(path, number, f"{problem}; the file is damaged: train the run again with --force")
     return {key: np.asarray([float(row[key]) for row in rows]) for key in (rows[0] if rows else {})}
 
 

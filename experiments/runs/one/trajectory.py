@@ -33,7 +33,7 @@ from sklearn.metrics import f1_score
 
 from experiments.runs.one.metrics import best_threshold, main_metric_for, outside, score
 from experiments.runs.one.protocol import RULES, THRESHOLD_RULES
-from experiments.runs.one.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
+from experiments.runs.one.store import EPOCHS, Predictions, read_config, read_metrics
 from preprocessing.errors import IsarcasmError
 
 #: The authors' threshold grid (src/metrics.py, ``RocAccumulator.thresholds``).
@@ -188,7 +188,7 @@ def run_under(directory: Path, rule: str, padded_batches: bool = False) -> tuple
     and scored on both splits padded as the authors' code pads them (:func:`padded`, a diagnostic)."""
     check_rule(rule)
     record = load_record(Path(directory) / EPOCHS)
-    config = read_json(Path(directory) / CONFIG)
+    config = read_config(Path(directory))
     train = config.get("train", {})
     if padded_batches:
         if "batch_size" not in train:

@@ -193,3 +193,15 @@ def test_the_committed_results_all_load(tmp_path):
         except IsarcasmError as exc:
             assert "not a results file" in str(exc) or "unknown kind" in str(exc), exc
     assert loaded > 100
+
+
+@pytest.mark.parametrize("row, shown", [("2,1.7,0.5", "history.csv:3: f1 1.7 is not a score"),
+                                        ("2,0.5,nan", "history.csv:3: loss nan is not a finite number"),
+                                        ("2,0.5,lots", "history.csv:3: loss 'lots' is not a number")])
+def test_a_history_value_that_is_no_score_is_refused_not_drawn(run, row, shown):
+    from experiments.runs.one.store import read_history
+
+    (run / "history.csv").write_text("epoch,f1,loss\n1,0.25,0.7\n")
+    assert list(read_history(run)["f1"]) == [0.25]
+    (run / "history.csv").write_text(f"epoch,f1,loss\n1,0.25,0.7\n{row}\n")
+    one_line_error(lambda: read_history(run), shown, "damaged")
