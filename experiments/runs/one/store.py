@@ -234,17 +234,19 @@ def recorded_failure(directory: Path, config_hash: str | None = None) -> str | N
 
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
-    a readable metrics.json (written last) and the model it describes (or, for an entrant's run, its
-    entrant.json; for a materialised reference run, its reference.json)."""
+    a readable metrics.json (written last), the model it describes (or, for an entrant's run, its
+    entrant.json; for a materialised reference run, its reference.json) and a config.json that still hashes
+    to the configuration hash the run recorded."""
     recorded = recorded_hash(directory)
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
-    scored = any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE))
+    if not any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE)):
+        return False
     try:
         config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return scored and _config_problem(directory, config) is None
+    return _config_problem(directory, config) is None
 
 
 def _config_problem(directory: Path, config) -> str | None:
@@ -631,7 +633,8 @@ class RunWriter:
         refuse_other_run(directory, config_hash, force)
         if is_damaged(directory):
             logging.getLogger(__name__).warning(f"{directory} is a damaged run (unreadable {METRICS} or "
-                                                f"{CONFIG}, or no {MODEL}); training it again")
+                                                f"{CONFIG}, a {CONFIG} edited since, or no {MODEL}); training it "
+                                                "again")
         try:
             directory.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))
