@@ -84,7 +84,8 @@ def test_a_probability_out_of_0_1_in_a_predictions_file_is_refused_naming_row_an
 
 def test_a_gold_label_that_is_no_class_is_refused(run):
     (run / "predictions.tsv").write_text(predictions_text(gold=[0, 1, 2, 0]))
-    one_line_error(lambda: read_predictions(run / "predictions.tsv"), "predictions.tsv:4: gold 2 is not a class (0 to 1)")
+    one_line_error(lambda: read_predictions(run / "predictions.tsv"),
+                   "predictions.tsv:4: gold 2 is not a class (0 to 1)")
 
 
 def test_the_precision_recall_figure_never_draws_a_damaged_predictions_file(run, tmp_path):
@@ -205,3 +206,19 @@ def test_a_history_value_that_is_no_score_is_refused_not_drawn(run, row, shown):
     assert list(read_history(run)["f1"]) == [0.25]
     (run / "history.csv").write_text(f"epoch,f1,loss\n1,0.25,0.7\n{row}\n")
     one_line_error(lambda: read_history(run), shown, "damaged")
+
+
+@pytest.mark.parametrize("name, change, shown", [
+    ("benchmark-bigru", lambda r: r["cells"][0]["candidate"].update(mean=1.7),
+     "cell 1: f1_sarcastic 1.7 is not a score"),
+    ("benchmark-bigru", lambda r: r["cells"][0]["classics"][0]["values"].__setitem__(0, 1e308),
+     "cell 1: f1_sarcastic 1e+308 is not a score"),
+    ("cross", lambda r: r["majority"]["isarcasm"].update(f1_macro=1.7),
+     "majority.isarcasm.f1_macro 1.7 is not a score"),
+])
+def test_a_benchmark_or_cross_file_with_a_score_out_of_its_range_is_refused(tmp_path, name, change, shown):
+    result = json.loads((COMMITTED / f"{name}.json").read_text())
+    load_results(COMMITTED / f"{name}.json")
+    change(result)
+    (tmp_path / f"{name}.json").write_text(json.dumps(result))
+    one_line_error(lambda: load_results(tmp_path / f"{name}.json"), f"{tmp_path / name}.json: ", shown, "damaged")
