@@ -143,6 +143,14 @@ def test_labels_and_provenance_are_no_part_of_the_hash(run):
     assert is_finished(run)
 
 
+def test_the_provenance_a_run_records_is_no_part_of_its_hash():
+    """A key added to the provenance record must be left out of the hash too, else every run written after
+    would read as edited."""
+    from experiments.runs.one import provenance
+
+    assert set(provenance.record()) <= set(provenance.RECORDED_BESIDE)
+
+
 @pytest.mark.parametrize("value, shown", [(7.5, "7.5"), (-0.1, "-0.1")])
 def test_a_per_epoch_record_with_a_probability_out_of_0_1_is_refused(tmp_path, value, shown):
     gold = np.eye(2)[[0, 1]]
