@@ -246,16 +246,17 @@ def is_finished(directory: Path, config_hash: str | None = None) -> bool:
         config = json.loads((directory / CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return _config_problem(directory, config) is None
+    return _config_problem(config, recorded) is None
 
 
-def _config_problem(directory: Path, config) -> str | None:
-    """Why ``config`` (the run's config.json) is not the configuration its run recorded: not an object, or no
-    longer hashing to the hash it and metrics.json record (an edited file); None when it is."""
+def _config_problem(config, run_hash: str | None) -> str | None:
+    """Why ``config`` (a run's config.json) is not the configuration its run recorded: not an object, or no
+    longer hashing to the hash it and metrics.json (``run_hash``, None without one) record (an edited file);
+    None when it is."""
     if not isinstance(config, dict):
         return "not a JSON object"
     recorded = config.get("config_hash")
-    if recorded_config_hash(config) != recorded or recorded_hash(directory) not in (None, recorded):
+    if recorded_config_hash(config) != recorded or run_hash not in (None, recorded):
         return "edited since it was written: its settings no longer hash to the configuration hash the run recorded"
     return None
 
@@ -367,7 +368,7 @@ def read_config(directory: Path) -> dict:
     edited one is one line naming it, so no report shows a run under a configuration it was not trained with."""
     path = directory / CONFIG
     config = read_json(path)
-    problem = _config_problem(directory, config)
+    problem = _config_problem(config, recorded_hash(directory))
     if problem:
         raise IsarcasmError(f"{path} is damaged ({problem}); train the run again with --force")
     return config
