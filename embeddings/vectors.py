@@ -33,6 +33,7 @@ process ends, even when it is killed, so a crash never leaves the others waiting
 """
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import json
@@ -361,7 +362,9 @@ def _remove_stale(root: Path, keep: Path, source: str) -> None:
 
 
 def parse_vectors(source: Path, progress: bool = True):
-    """Parse a GloVe/word2vec text file with gensim (the slow, uncached path)."""
+    """Parse a GloVe/word2vec text file with gensim (the slow, uncached path).  A byte-order mark is
+    stripped, as the corpus readers strip it: gensim decodes line by line, so ``utf-8-sig`` drops it from
+    the first line, which would otherwise keep the first word's vector under a key no token matches."""
     from gensim.models import KeyedVectors  # gensim: only when vectors are parsed or trained
 
     header = _has_word2vec_header(source)
@@ -371,7 +374,7 @@ def parse_vectors(source: Path, progress: bool = True):
     started = time.perf_counter()
     _check_rows(source, header)
     try:
-        kv = KeyedVectors.load_word2vec_format(str(source), binary=False, no_header=not header)
+        kv = KeyedVectors.load_word2vec_format(str(source), binary=False, no_header=not header, encoding="utf-8-sig")
     except (ValueError, EOFError, OSError, UnicodeDecodeError, IndexError) as exc:
         raise DataError.at(
             source, None,
@@ -439,7 +442,7 @@ _FIRST_LINE_BYTES = 1 << 20
 
 
 def _first_line(source: Path) -> list[bytes]:
-    """The first line's fields (a bounded read: a file may be one endless line)."""
+    """The first line's fields, after a byte-order mark (a bounded read: a file may be one endless line)."""
     opener = gzip.open if source.suffix == ".gz" else open
     try:
         with opener(source, "rb") as handle:
@@ -449,7 +452,7 @@ def _first_line(source: Path) -> list[bytes]:
     if len(line) > _FIRST_LINE_BYTES:  # e.g. a gzip of NULs: one endless line, which gensim would read whole
         raise DataError.at(source, 1, f"a first line of more than {_FIRST_LINE_BYTES:,} bytes: not a GloVe/word2vec "
                                       "text file (one word and its numbers per line)")
-    first = line.split()
+    first = line.removeprefix(codecs.BOM_UTF8).split()
     if not first:
         raise DataError.at(source, 1, "empty first line: not a GloVe/word2vec text file")
     return first

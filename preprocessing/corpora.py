@@ -144,9 +144,13 @@ def corpus_options(name: str, text_col: str = "text", label_col: str = "label", 
 def refuse_file_options(name: str, text_col: str = "text", label_col: str = "label", split_col: str | None = None,
                         text_file: str | Path | None = None) -> None:
     """One line when a file's column options are given for a built-in corpus, which reads its own
-    columns and splits: for a command about one corpus they would do nothing (a study of several
-    corpora passes them to the files among them, :func:`corpus_options`)."""
+    columns and splits, or ``--text-file`` for a file corpus, which holds its own texts: for a command
+    about one corpus they would do nothing (a study of several corpora passes them to the files among
+    them, :func:`corpus_options`)."""
     if name not in CORPORA and is_file_corpus(name):
+        if text_file is not None:
+            raise IsarcasmError(f"{name} is a file corpus and holds its own texts: --text-file supplies the texts "
+                                "of 'isarcasm-ids' and would be ignored; leave it out")
         return
     given = [flag for flag, value, default in (("--text-col", text_col, "text"), ("--label-col", label_col, "label"),
                                                 ("--split-col", split_col, None)) if value != default]

@@ -35,7 +35,7 @@ from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
 from experiments.runs.one.metrics import main_metric
-from experiments.runs.one.store import CONFIG, METRICS, read_json, scored_runs
+from experiments.runs.one.store import METRICS, read_config, scored_runs
 from experiments.runs.one.trajectory import run_under
 from preprocessing.errors import IsarcasmError
 
@@ -241,7 +241,7 @@ def _run_entries(directory: Path):
         raise IsarcasmError(f"{directory}: no finished run under it (a seed-N folder with {METRICS})")
     seen = {}
     for run in runs:
-        config = read_json(run / CONFIG)
+        config = read_config(run)
         key = (config["corpus"], config["model"], config["seed"], config.get("fold"))
         if key in seen:
             raise IsarcasmError(f"{directory} holds two runs of {key[0]}/{key[1]} seed {key[2]} ({seen[key]} and "

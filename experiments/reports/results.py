@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.runs.one.metrics import recorded_problem, summary_problem, value_problem
 from experiments.runs.one.protocol import split_engine
 from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
@@ -57,6 +58,8 @@ REQUIRED = {
 }
 #: A metric's summary over runs (a table's or cross cell's ``metrics`` values).
 SUMMARY = {"mean": _NUMBER, "std": _NUMBER, "values": list}
+#: A cross file's floors: every test corpus' scores when every text is labelled sarcastic, or its majority class.
+FLOORS = ("all_sarcastic", "majority")
 #: A published number beside a table cell (its ``references``).
 REFERENCE = {"label": str, "metric": str, "value": _NUMBER}
 
@@ -106,6 +109,13 @@ def upgrade(result, source: str) -> dict:
             raise IsarcasmError(f"{source}: cell {number}: {', '.join(not_scores)} holds NaN or an infinity where a "
                                 "score is expected (an edited file? a run that failed is never averaged in); run the "
                                 "command that made it again")
+        out_of_range = _out_of_range(cell, per_cell)
+        if out_of_range:
+            raise IsarcasmError(f"{source}: cell {number}: {out_of_range}; the file is damaged: run the command that "
+                                "made it again")
+    floors = recorded_problem({name: result[name] for name in FLOORS if isinstance(result.get(name), dict)})
+    if floors:
+        raise IsarcasmError(f"{source}: {floors}; the file is damaged: run the command that made it again")
     return result
 
 
@@ -269,3 +279,15 @@ def _not_finite(cell: dict, per_cell: dict) -> list[str]:
     return [f"metrics.{name}" for name, summary in metrics
             if any(isinstance(number, float) and not math.isfinite(number)
                    for number in (summary.get("mean"), summary.get("std"), *summary.get("values", ())))]
+
+
+def _out_of_range(cell: dict, per_cell: dict) -> str | None:
+    """The first metric summary (a benchmark cell's: the candidate's and each compared model's) or published
+    number of a cell outside its score's range (:data:`~experiments.runs.one.metrics.RANGES`), which a report
+    would print as a score; None when none is."""
+    metrics = cell["metrics"].items() if "metrics" in per_cell else ()
+    if "candidate" in per_cell:
+        metrics = [(cell["metric"], row) for row in (cell["candidate"], *cell["classics"]) if isinstance(row, dict)]
+    references = cell["references"] if "references" in per_cell else ()
+    return next(filter(None, [*(summary_problem(name, summary) for name, summary in metrics),
+                              *(value_problem(r["metric"], r["value"]) for r in references)]), None)

@@ -42,7 +42,7 @@ from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, corpus_chec
 from experiments.runs.one.footprint import COSTS
 from experiments.runs.one.metrics import main_metric, summary_stats
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import CONFIG, SCORED, model_parameters, read_json, read_metrics, run_state
+from experiments.runs.one.store import CONFIG, SCORED, model_parameters, read_config, read_metrics, run_state
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
@@ -357,7 +357,7 @@ def cost_sweeps(scored) -> list[str]:
     sweeps = set()
     for s in scored:
         if run_state(s.run) in SCORED and "train_seconds" in recorded_costs(read_metrics(s.run)):
-            config = read_json(s.run / CONFIG) if (s.run / CONFIG).is_file() else {}
+            config = read_config(s.run) if (s.run / CONFIG).is_file() else {}
             sweeps.add(provenance.sweep_text(config.get("sweep")))
     return sorted(sweeps)
 

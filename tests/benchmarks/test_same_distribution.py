@@ -18,6 +18,7 @@ from experiments.reports import distribution
 from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
 from experiments.reports.fidelity import LABELS, PROTOCOL_RULES
 from experiments.runs.one.metrics import summary_stats
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.store import CONFIG, METRICS
 from experiments.runs.one.trajectory import Trajectory, run_under, save_record
 
@@ -198,8 +199,8 @@ def toy_run(folder, seed, rng, classes=2):
     gold = np.eye(classes)[rng.integers(0, classes, 40)]
     probabilities = rng.dirichlet(np.ones(classes), (3, 40))
     save_record(folder / "epochs.npz", Trajectory(probabilities[:, :20], probabilities[:, 20:], gold[:20], gold[20:]))
-    (folder / CONFIG).write_text(json.dumps({"corpus": "toy", "model": folder.parent.name, "seed": seed,
-                                             "train": {"threshold": 0.5}}))
+    config = {"corpus": "toy", "model": folder.parent.name, "seed": seed, "train": {"threshold": 0.5}}
+    (folder / CONFIG).write_text(json.dumps({**config, "config_hash": recorded_config_hash(config)}))
     (folder / METRICS).write_text(json.dumps({"train_seconds": 1}))
 
 

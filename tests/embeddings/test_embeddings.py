@@ -98,6 +98,18 @@ def test_gzipped_and_word2vec_header_files_load_the_same(tmp_path, glove_file):
         assert kv.index_to_key == list(WORDS) and np.allclose(kv["love"], WORDS["love"])
 
 
+def test_a_byte_order_mark_is_stripped_as_from_corpora(tmp_path, cache_dir):
+    """A file saved with a byte-order mark (Windows editors) keeps its first word's vector, plain, gzipped
+    or under a word2vec header."""
+    files = {"bom.txt": glove_text(), "bom.w2v.txt": f"{len(WORDS)} 4\n" + glove_text()}
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    (tmp_path / "bom.txt.gz").write_bytes(gzip.compress((tmp_path / "bom.txt").read_bytes()))
+    for name in (*files, "bom.txt.gz"):
+        kv = load_vectors(tmp_path / name, tmp_path, progress=False)
+        assert kv.index_to_key == list(WORDS) and np.allclose(kv["the"], WORDS["the"]), name
+
+
 def test_cache_is_rebuilt_when_the_source_changes(glove_file, cache_dir):
     load_vectors(glove_file, glove_file.parent, progress=False)
     old = find_cache(glove_file, file_sha256(glove_file))

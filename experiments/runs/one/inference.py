@@ -16,7 +16,7 @@ import numpy as np
 from experiments.runs.one import provenance
 from preprocessing.checksums import file_checksums
 from experiments.runs.one.inputs import ModelInputs
-from experiments.runs.one.metrics import predict_labels, require_finite, score
+from experiments.runs.one.metrics import predict_labels, recorded_problem, require_finite, score
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.store import (
     CONFIG,
@@ -364,7 +364,8 @@ class EvaluationPlace:
             saved = load_json(self.path)
         except (OSError, ValueError):
             return None
-        if not isinstance(saved, dict) or saved.get("key") != self.key or not isinstance(saved.get("test"), dict):
+        if not isinstance(saved, dict) or saved.get("key") != self.key or not isinstance(saved.get("test"), dict) \
+                or recorded_problem(saved):  # a score out of its range: damaged, computed again
             return None
         return self.returned(saved, reused=True)
 

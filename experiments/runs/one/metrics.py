@@ -6,6 +6,8 @@ each published number is compared with the metric it actually used.
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 from sklearn.metrics import (
     accuracy_score,
@@ -15,11 +17,83 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from preprocessing.errors import IsarcasmError
+from preprocessing.errors import IsarcasmError, json_shown
 
 # The metric names a table cell may compare against.
 METRICS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "f1_weighted", "f1_micro",
            "precision_weighted", "recall_weighted", "accuracy", "balanced_accuracy")
+
+#: The range of every score a run or results file records, declared once and checked where such a file is read
+#: (:func:`recorded_problem`, :func:`summary_problem`): a damaged or edited file is refused there, never drawn or
+#: printed as a score.  Every score here lies in [0, 1]: the metrics above, multi-label F1 over texts, a class's
+#: precision, recall and F1, a curve's average precision, and the decision thresholds.
+RANGES = dict.fromkeys((*METRICS, "f1_samples", "precision", "recall", "f1", "average_precision", "threshold",
+                        "tuned_threshold"), (0.0, 1.0))
+#: The recorded counts: whole numbers, at least 0 (a confusion matrix is a list of lists of them).
+COUNTS = ("n", "support", "confusion_matrix")
+
+
+def outside(values, bounds: tuple[float, float] = (0.0, 1.0)) -> np.ndarray:
+    """Where ``values`` (an array) are NaN or outside ``bounds``, a probability's by default: how the readers
+    of predictions files and per-epoch records refuse a damaged one."""
+    values = np.asarray(values, dtype=float)
+    return ~((values >= bounds[0]) & (values <= bounds[1]))
+
+
+def value_problem(name: str, value) -> str | None:
+    """Why ``value`` cannot be the recorded score or count ``name`` (:data:`RANGES`, :data:`COUNTS`): outside
+    its range, NaN, not a number, a count not whole; None when it can, or ``name`` is neither."""
+    if name in COUNTS:
+        wrong = [v for v in _leaves(value) if isinstance(v, bool) or not isinstance(v, int) or v < 0]
+        if wrong or value == []:
+            return f"{name} holds {_shown(wrong[0] if wrong else value)}, not a count (a whole number, at least 0)"
+    elif name in RANGES:
+        low, high = RANGES[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            return f"{name} {_shown(value)} is not a score (a number from {low:g} to {high:g})"
+    return None
+
+
+def _shown(value) -> str:
+    """``value`` as JSON writes it (NaN, 1e+308, "text"), safe to print."""
+    return json_shown(json.dumps(value, default=str))
+
+
+def _leaves(value):
+    """The values of a count, nested lists flattened (a confusion matrix)."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def recorded_problem(record, where: str = "") -> str | None:
+    """The first score or count of ``record`` (metrics.json, an evaluation: scores nested by split and class)
+    that :func:`value_problem` refuses, named by its keys (``test.per_class.1.f1 1.7 is not a score ...``);
+    None when every one can be what it names."""
+    if not isinstance(record, dict):
+        return None
+    for key, value in record.items():
+        problem = recorded_problem(value, f"{where}{key}.") if isinstance(value, dict) else value_problem(key, value)
+        if problem:
+            return problem if isinstance(value, dict) else f"{where}{problem}"
+    return None
+
+
+def summary_problem(name: str, summary: dict) -> str | None:
+    """Why a results file's summary of score ``name`` over runs (mean, std, values) cannot be one: its mean or a
+    run's value outside the score's range, or a std below 0 or wider than the range; None when it can (and for
+    a name of no declared range, or an undefined mean: null)."""
+    if name not in RANGES:
+        return None
+    low, high = RANGES[name]
+    values = [summary.get("mean")] if summary.get("mean") is not None else []
+    problem = next(filter(None, (value_problem(name, v) for v in [*values, *summary.get("values", ())])), None)
+    std = summary.get("std")
+    if problem is None and not (isinstance(std, (int, float)) and 0 <= std <= high - low):
+        problem = f"{name} std {_shown(std)} is not a spread of scores (a number from 0 to {high - low:g})"
+    return problem
 
 
 class NonFinite(IsarcasmError):

@@ -253,6 +253,19 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+#: What a run's config.json records beside the configuration its hash covers: the hash, what training found
+#: (the model's shape, the label names, the inputs, the test texts a diagnostic scored, the folder it was written
+#: to) and :func:`record`'s provenance.
+RECORDED_BESIDE = ("config_hash", "test_scored", "experiment_dir", "model_config", "label_names", "inputs",
+                   "git_commit", "versions", "machine", "command", "sweep")
+
+
+def recorded_config_hash(config: dict) -> str:
+    """The hash of the configuration a run's ``config`` (its config.json) records: its ``config_hash``, unless
+    the file was edited since (a run of cnn renamed lstm would be reported as lstm)."""
+    return config_hash({key: value for key, value in config.items() if key not in RECORDED_BESIDE})
+
+
 def command_line() -> str:
     return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
 

@@ -18,6 +18,7 @@ import io
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -38,7 +39,8 @@ import numpy as np
 
 from experiments.runs import results_set
 from experiments.runs.console import chatty
-from experiments.runs.one.metrics import predict_labels
+from experiments.runs.one.metrics import outside, predict_labels, recorded_problem, value_problem
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
@@ -234,15 +236,33 @@ def recorded_failure(directory: Path, config_hash: str | None = None) -> str | N
 
 def is_finished(directory: Path, config_hash: str | None = None) -> bool:
     """True when ``directory`` holds a finished run (with exactly this configuration, when given):
-    a readable metrics.json (written last) and the model it describes (or, for an entrant's run, its
-    entrant.json; for a materialised reference run, its reference.json).  A folder holding a link that
-    is not the run's own file is refused first (:func:`refuse_foreign_links`)."""
+    a readable metrics.json (written last), the model it describes (or, for an entrant's run, its
+    entrant.json; for a materialised reference run, its reference.json) and a config.json that still hashes
+    to the configuration hash the run recorded.  A folder holding a link that is not the run's own file is
+    refused first (:func:`refuse_foreign_links`)."""
     refuse_foreign_links(directory)
     recorded = recorded_hash(directory)
     if recorded is None or (config_hash is not None and recorded != config_hash):
         return False
-    scored = any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE))
-    return scored and _is_json_object(directory / CONFIG)
+    if not any((directory / name).is_file() for name in (MODEL, ENTRANT, REFERENCE)):
+        return False
+    try:
+        config = load_json(directory / CONFIG)
+    except (OSError, ValueError):
+        return False
+    return _config_problem(config, recorded) is None
+
+
+def _config_problem(config, run_hash: str | None) -> str | None:
+    """Why ``config`` (a run's config.json) is not the configuration its run recorded: not an object, or no
+    longer hashing to the hash it and metrics.json (``run_hash``, None without one) record (an edited file);
+    None when it is."""
+    if not isinstance(config, dict):
+        return "not a JSON object"
+    recorded = config.get("config_hash")
+    if recorded_config_hash(config) != recorded or run_hash not in (None, recorded):
+        return "edited since it was written: its settings no longer hash to the configuration hash the run recorded"
+    return None
 
 
 def refuse_foreign_links(directory: Path) -> None:
@@ -277,17 +297,10 @@ def _foreign_link(link: Path, root: Path) -> str | None:
     return None if root in target.parents else f"a link to {target}, outside the run folder"
 
 
-def _is_json_object(path: Path) -> bool:
-    try:
-        return isinstance(load_json(path), dict)
-    except (OSError, ValueError):
-        return False
-
-
 def is_damaged(directory: Path) -> bool:
     """A run folder that is neither finished nor empty: a metrics.json that cannot be read, or a
-    finished run whose model file is missing or whose config.json is unreadable.  Retraining may
-    replace it."""
+    finished run whose model file is missing or whose config.json is unreadable or edited since.
+    Retraining may replace it."""
     return (directory / METRICS).exists() and not is_finished(directory)
 
 
@@ -391,11 +404,27 @@ def require_finished(directory: Path) -> None:
 
 
 def read_config(directory: Path) -> dict:
-    return read_json(directory / CONFIG)
+    """The run's config.json, once checked against the configuration hash the run recorded: a damaged or
+    edited one is one line naming it, so no report shows a run under a configuration it was not trained with."""
+    path = directory / CONFIG
+    config = read_json(path)
+    problem = _config_problem(config, recorded_hash(directory))
+    if problem:
+        raise IsarcasmError(f"{path} is damaged ({problem}); train the run again with --force")
+    return config
 
 
 def read_metrics(directory: Path) -> dict:
-    return read_json(directory / METRICS)
+    """The run's metrics.json, its config.json checked first (:func:`read_config`), with every score in its
+    range and every count whole (:func:`~experiments.runs.one.metrics.recorded_problem`): a damaged or edited
+    file is one line naming it, never a number in a report."""
+    path = directory / METRICS
+    metrics = read_json(path)
+    problem = recorded_problem(metrics) if isinstance(metrics, dict) else "not a JSON object"
+    if problem:
+        raise DataError.at(path, None, f"{problem}; the file is damaged: train the run again with --force")
+    read_config(directory)
+    return metrics
 
 
 def model_parameters(directory: Path) -> int | None:
@@ -559,8 +588,28 @@ def read_predictions(path: Path) -> Predictions:
         except ValueError:
             raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
         ids.append(fields[0])
+    probabilities = np.asarray(probabilities, dtype=float).reshape(len(ids), -1)
+    _in_range(path, header, np.asarray(gold, dtype=int), probabilities)
     _one_row_per_test_text(path, len(ids))
-    return Predictions(path, ids, np.asarray(gold), np.asarray(probabilities, dtype=float).reshape(len(ids), -1))
+    return Predictions(path, ids, np.asarray(gold), probabilities)
+
+
+def _in_range(path: Path, header: list[str], gold: np.ndarray, probabilities: np.ndarray) -> None:
+    """One line naming the first row whose gold label is not a class or whose probability is NaN or outside
+    [0, 1]: a damaged or edited file, which would otherwise be drawn and scored as a run's."""
+    bad_gold = (gold < 0) | (gold >= probabilities.shape[1])
+    bad = outside(probabilities)
+    rows = np.flatnonzero(bad_gold | bad.any(axis=1))
+    if not len(rows):
+        return
+    row = int(rows[0])
+    if bad_gold[row]:
+        problem = f"gold {gold[row]} is not a class (0 to {probabilities.shape[1] - 1})"
+    else:
+        column = int(np.flatnonzero(bad[row])[0])
+        problem = f"{header[column + 2]} {probabilities[row, column]:g} is not a probability (a number from 0 to 1)"
+    raise DataError.at(path, row + 2, f"{problem}; the file is damaged: make it again (train the run, or evaluate "
+                                      "with --force)")
 
 
 def _one_row_per_test_text(path: Path, rows: int) -> None:
@@ -589,12 +638,25 @@ def history_csv(history: dict) -> str:
 
 
 def read_history(directory: Path) -> dict[str, np.ndarray]:
-    """The columns of a run's history.csv as arrays (empty when the run has none)."""
+    """The columns of a run's history.csv as arrays (empty when the run has none); a value that is no finite
+    number, or a score out of its range (``f1``, ``val_f1``: :data:`~experiments.runs.one.metrics.RANGES`), is
+    one line naming the file, the line and the column, never a point of a training curve."""
     path = directory / HISTORY
     if not path.is_file():
         return {}
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
+    for number, row in enumerate(rows, start=2):
+        for key, value in row.items():
+            try:
+                number_value = float(value)
+            except (TypeError, ValueError):
+                problem = f"{key} {value!r} is not a number"
+            else:
+                problem = value_problem(str(key).removeprefix("val_"), number_value) or \
+                    (None if math.isfinite(number_value) else f"{key} {value} is not a finite number")
+            if problem:
+                raise DataError.at(path, number, f"{problem}; the file is damaged: train the run again with --force")
     return {key: np.asarray([float(row[key]) for row in rows]) for key in (rows[0] if rows else {})}
 
 
@@ -612,7 +674,8 @@ class RunWriter:
         refuse_other_run(directory, config_hash, force)
         if is_damaged(directory):
             logging.getLogger(__name__).warning(f"{directory} is a damaged run (unreadable {METRICS} or "
-                                                f"{CONFIG}, or no {MODEL}); training it again")
+                                                f"{CONFIG}, a {CONFIG} edited since, or no {MODEL}); training it "
+                                                "again")
         try:
             directory.parent.mkdir(parents=True, exist_ok=True)
             self.staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.staging-"))

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import f1_score
 
-from experiments.runs.one.metrics import best_threshold, main_metric_for, score
+from experiments.runs.one.metrics import best_threshold, main_metric_for, outside, score
 from experiments.runs.one.protocol import RULES, THRESHOLD_RULES
-from experiments.runs.one.store import CONFIG, EPOCHS, Predictions, read_json, read_metrics
+from experiments.runs.one.store import EPOCHS, Predictions, read_config, read_metrics
 from preprocessing.errors import IsarcasmError
 
 #: The authors' threshold grid (src/metrics.py, ``RocAccumulator.thresholds``).
@@ -188,7 +188,7 @@ def run_under(directory: Path, rule: str, padded_batches: bool = False) -> tuple
     and scored on both splits padded as the authors' code pads them (:func:`padded`, a diagnostic)."""
     check_rule(rule)
     record = load_record(Path(directory) / EPOCHS)
-    config = read_json(Path(directory) / CONFIG)
+    config = read_config(Path(directory))
     train = config.get("train", {})
     if padded_batches:
         if "batch_size" not in train:
@@ -229,7 +229,7 @@ def load_record(path: Path) -> Trajectory:
     shapes_agree = (record.validation.ndim == 3 and record.test.ndim == 3 and len(record.validation) == len(record.test)
                     and record.validation.shape[1:] == record.validation_gold.shape
                     and record.test.shape[1:] == record.test_gold.shape)
-    if not shapes_agree or not all(np.isfinite(getattr(record, name)).all() for name in _ARRAYS):
-        raise IsarcasmError(f"{path}: damaged per-epoch record (array shapes disagree or values are not finite); "
-                            "retrain the run (reproduce ... --force)")
+    if not shapes_agree or any(outside(getattr(record, name)).any() for name in _ARRAYS):
+        raise IsarcasmError(f"{path}: damaged per-epoch record (array shapes disagree, or a probability or gold "
+                            "value is not a number from 0 to 1); retrain the run (reproduce ... --force)")
     return record

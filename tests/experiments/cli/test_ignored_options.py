@@ -57,6 +57,20 @@ def test_evaluate_refuses_split_col_for_a_built_in_corpus(tmp_path):
     assert not (run / "evaluations").exists()
 
 
+def test_evaluate_and_train_refuse_text_file_for_a_file_corpus(toy, tmp_path):
+    """--text-file supplies isarcasm-ids' texts; a file corpus holds its own, so it would be ignored."""
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURES / "run-094c709", run)
+    texts = tmp_path / "texts.tsv"
+    texts.write_text("1\tyeah right\n")
+    message = f"{toy} is a file corpus and holds its own texts: --text-file supplies the texts of 'isarcasm-ids'"
+    refused(["evaluate", str(run), "--corpus", str(toy), "--split-col", "split", "--text-file", str(texts)], message)
+    assert not (run / "evaluations").exists()
+    refused(["train", "--corpus", str(toy), "--split-col", "split", "--model", "cnn", "--embeddings", "random",
+             "--text-file", str(texts), "--output-dir", str(tmp_path / "runs")], message)
+    assert not (tmp_path / "runs").exists()
+
+
 def with_splits(tmp_path, names: dict[str, int]):
     """A file with ``names[split]`` rows per split, a quarter of each sarcastic."""
     path = tmp_path / "splits.csv"

@@ -9,6 +9,7 @@ from markdown_tables import unpadded
 
 from experiments.reports.benchmark import benchmark_markdown
 from experiments.runs.one.metrics import classification_metrics
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.store import predictions_tsv
 from experiments.studies.benchmark import BenchCell, competition_ranks, summarise, with_holm
 from experiments.studies.cross_eval import Scored
@@ -78,6 +79,7 @@ def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recor
     for run in runs:
         run.mkdir()
         model.save(run / "model.keras")
+        (run / "config.json").write_text(json.dumps({"config_hash": recorded_config_hash({})}))
     assert model_parameters(runs[0]) == model.count_params() == 23
     assert model_parameters(tmp_path) is None  # a run that keeps no model
     (tmp_path / "entrant.json").write_text(json.dumps({"chosen": {"parameters": 7}}))
@@ -108,7 +110,8 @@ def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_t
     scored = [_scored(run, "p", [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]) for run in runs]
     for run, setup, started in zip(runs, (30.0, 2.0), ("2026-11-20T10:00:00Z", "2026-11-21T09:00:00Z")):
         (run / "metrics.json").write_text(json.dumps({"train_seconds": 50.0, "setup_seconds": setup}))
-        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 1.0}}))
+        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 1.0},
+                                                     "config_hash": recorded_config_hash({})}))
     markdown = _report(summarise(BenchCell("table7", "iSarcasm", scored[:1], {"other": scored}), "cand", "bootstrap", 50))
     assert "| 50 s (+16 s one-time) |" in markdown
     assert ("The costs of this table come from 2 sweeps (2026-11-20 10:00 UTC, --jobs 2, load 1.0; "

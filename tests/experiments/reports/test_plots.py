@@ -12,6 +12,7 @@ from sklearn.metrics import confusion_matrix
 from experiments.cli import main
 from experiments.reports.figures import markdown_to_html
 from experiments.runs.one.metrics import classification_metrics
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.store import history_csv
 from experiments.studies.experiment import Cell, Reference
 from experiments.studies.reproduce import aggregate
@@ -33,8 +34,9 @@ def fake_run(directory, seed, skill):
     test = classification_metrics(gold, (positive >= 0.5).astype(int))
     metrics = {"seed": seed, "selected_epoch": 4, "train_seconds": 1.0, "test": test}
     (directory / "metrics.json").write_text(json.dumps(metrics))
-    (directory / "config.json").write_text(json.dumps({"label_names": ["not_sarcastic", "sarcastic"],
-                                                       "train": {"threshold": 0.5}}))
+    config = {"train": {"threshold": 0.5}}
+    (directory / "config.json").write_text(json.dumps({**config, "config_hash": recorded_config_hash(config),
+                                                       "label_names": ["not_sarcastic", "sarcastic"]}))
     return metrics, confusion_matrix(gold, positive >= 0.5)
 
 

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from experiments.runs.one.provenance import recorded_config_hash
 from locations import ROOT
 
 
@@ -75,8 +76,15 @@ def list_config(run: Path) -> None:
     (run / "config.json").write_text("[1, 2, 3]")
 
 
+def edited_config(run: Path) -> None:
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "model": "lstm"}))  # its config_hash left as it was
+
+
 DAMAGE = {
     "truncated metrics.json": (truncate_metrics, r"metrics\.json is damaged"),
+    "config.json edited (cnn -> lstm)": (edited_config, r"config\.json is damaged \(edited since it was written: its "
+                                                        r"settings no longer hash to the configuration hash"),
     "missing model.keras": (remove_model, r"model\.keras: no such model file"),
     "garbage config.json": (garbage_config, r"config\.json: not valid JSON"),
     "config.json of another shape": (list_config, r"config\.json is damaged"),
@@ -155,10 +163,16 @@ def test_run_names_cannot_lead_outside_the_store(tmp_path, experiment):
 
 
 def edit_json(name: str, change):
-    """A damage that edits one JSON file of the run with ``change(data)``."""
+    """A damage that edits one JSON file of the run with ``change(data)``; an edit of config.json records
+    its new hash in it and in metrics.json, so the value itself is what is checked (an edit that leaves the
+    hash is refused for that, see ``edited_config``)."""
     def spoil(run: Path) -> None:
         data = json.loads((run / name).read_text())
         change(data)
+        if name == "config.json":
+            data["config_hash"] = recorded_config_hash(data)
+            metrics = json.loads((run / "metrics.json").read_text())
+            (run / "metrics.json").write_text(json.dumps({**metrics, "config_hash": data["config_hash"]}))
         (run / name).write_text(json.dumps(data))
     return spoil
 

@@ -153,3 +153,13 @@ def test_an_old_format_evaluation_is_never_reused(run, tmp_path):
     path.write_text(json.dumps({**saved, "key": "0" * 64, "test": stale["test"]}))
     again = json.loads(CliRunner().invoke(main, ["evaluate", str(run), "--corpus", str(mine), "--json"]).output)
     assert again["reused"] is False and again["test"]["n"] == 30
+
+
+def test_a_saved_evaluation_with_a_score_out_of_its_range_is_recomputed(run, tmp_path):
+    """An F1 of 1.7 in a saved evaluation (an edited file) is never printed: the evaluation is made again."""
+    mine = write_rows(tmp_path / "range" / "mine.csv", 30, seed=1)
+    state, path, result = evaluate(run, mine)
+    saved = json.loads(path.read_text())
+    path.write_text(json.dumps({**saved, "test": {**saved["test"], "f1_sarcastic": 1.7}}))
+    again = json.loads(CliRunner().invoke(main, ["evaluate", str(run), "--corpus", str(mine), "--json"]).output)
+    assert again["reused"] is False and again["test"]["f1_sarcastic"] == result["test"]["f1_sarcastic"] <= 1

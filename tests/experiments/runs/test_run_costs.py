@@ -54,6 +54,7 @@ def test_a_benchmark_table_with_costs_from_two_sweeps_says_so(tmp_path):
     import json
     from types import SimpleNamespace
 
+    from experiments.runs.one.provenance import recorded_config_hash
     from experiments.studies.benchmark import cost_sweeps
 
     runs = []
@@ -63,7 +64,8 @@ def test_a_benchmark_table_with_costs_from_two_sweeps_says_so(tmp_path):
         run = tmp_path / name
         run.mkdir()
         (run / "metrics.json").write_text(json.dumps(costs))
-        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 3.14}}))
+        (run / "config.json").write_text(json.dumps({"sweep": {"started": started, "jobs": 2, "load": 3.14},
+                                                     "config_hash": recorded_config_hash({})}))
         runs.append(SimpleNamespace(run=run))
     # outside predictions (c) record no cost, so their sweep does not count
     assert cost_sweeps(runs) == ["2026-11-20 10:00 UTC, --jobs 2, load 3.1", "2026-11-21 09:30 UTC, --jobs 2, load 3.1"]

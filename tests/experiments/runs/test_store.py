@@ -5,13 +5,19 @@ import stat
 
 import pytest
 
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.store import RunWriter, is_finished, run_dir, write_json, write_result_files
 from preprocessing.errors import IsarcasmError
 
 
+#: Three configurations by their hashes: a finished run's config.json hashes to the hash its run records.
+CONFIGS = {recorded_config_hash(config): config for config in ({"corpus": "x"}, {"corpus": "y"}, {"corpus": "z"})}
+ABC, DEF, HASH = CONFIGS
+
+
 def finish(writer: RunWriter, config_hash: str) -> None:
     """The files that make a run finished: config.json, model.keras, and metrics.json with the hash."""
-    write_json(writer.path("config.json"), {"corpus": "x"})
+    write_json(writer.path("config.json"), {**CONFIGS[config_hash], "config_hash": config_hash})
     writer.path("model.keras").write_bytes(b"model")
     write_json(writer.path("metrics.json"), {"config_hash": config_hash})
 
@@ -29,29 +35,29 @@ def test_write_json_is_atomic_and_leaves_no_temp_files(tmp_path):
 
 def test_writer_commits_only_at_the_end_and_resume_sees_the_hash(tmp_path):
     target = tmp_path / "run"
-    writer = RunWriter(target, "abc")
-    finish(writer, "abc")
+    writer = RunWriter(target, ABC)
+    finish(writer, ABC)
     assert not target.exists()  # nothing visible before commit
     writer.commit()
-    assert is_finished(target, "abc") and not is_finished(target, "other")
+    assert is_finished(target, ABC) and not is_finished(target, "other")
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_finished_run_is_never_overwritten_silently(tmp_path):
     target = tmp_path / "run"
-    writer = RunWriter(target, "abc")
-    finish(writer, "abc")
+    writer = RunWriter(target, ABC)
+    finish(writer, ABC)
     writer.commit()
     with pytest.raises(IsarcasmError, match="--force"):
-        RunWriter(target, "def")
-    forced = RunWriter(target, "def", force=True)
-    finish(forced, "def")
+        RunWriter(target, DEF)
+    forced = RunWriter(target, DEF, force=True)
+    finish(forced, DEF)
     forced.commit()
-    assert is_finished(target, "def")
+    assert is_finished(target, DEF)
 
 
 def test_aborted_run_leaves_nothing(tmp_path):
-    writer = RunWriter(tmp_path / "run", "abc")
+    writer = RunWriter(tmp_path / "run", ABC)
     write_json(writer.path("config.json"), {})
     writer.abort()
     assert list(tmp_path.iterdir()) == []
@@ -86,8 +92,8 @@ def test_results_and_runs_get_the_usual_file_modes_not_tempfiles_owner_only_ones
     old = os.umask(0o022)
     try:
         write_json(tmp_path / "results" / "x.json", {"a": 1})
-        writer = RunWriter(tmp_path / "runs" / "seed-0", "hash")
-        finish(writer, "hash")
+        writer = RunWriter(tmp_path / "runs" / "seed-0", HASH)
+        finish(writer, HASH)
         run = writer.commit()
     finally:
         os.umask(old)
@@ -100,17 +106,17 @@ def test_a_run_missing_its_model_or_config_or_with_a_truncated_metrics_file_is_n
     from experiments.runs.one.store import is_damaged
 
     target = tmp_path / "run"
-    writer = RunWriter(target, "abc")
-    finish(writer, "abc")
+    writer = RunWriter(target, ABC)
+    finish(writer, ABC)
     writer.commit()
-    assert is_finished(target, "abc") and not is_damaged(target)
+    assert is_finished(target, ABC) and not is_damaged(target)
     for damage in (lambda: (target / "model.keras").unlink(), lambda: (target / "config.json").write_text("[1"),
                    lambda: (target / "metrics.json").write_text('{"config_hash": "ab')):
         damage()
-        assert not is_finished(target, "abc") and is_damaged(target)
-        RunWriter(target, "abc").abort()  # a damaged run may be replaced without --force
-        writer = RunWriter(target, "abc")
-        finish(writer, "abc")
+        assert not is_finished(target, ABC) and is_damaged(target)
+        RunWriter(target, ABC).abort()  # a damaged run may be replaced without --force
+        writer = RunWriter(target, ABC)
+        finish(writer, ABC)
         writer.commit()
 
 
@@ -163,23 +169,23 @@ def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
     FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
 
     own, twin, failed, damaged = (tmp_path / name for name in ("own", "twin", "failed", "damaged"))
-    writer = RunWriter(twin, "abc")
-    finish(writer, "abc")
+    writer = RunWriter(twin, ABC)
+    finish(writer, ABC)
     writer.commit()
-    write_json(failed / "failed.json", {"config_hash": "abc", "failed": "non-finite loss"})
-    write_json(damaged / "metrics.json", {"config_hash": "abc"})  # no model, no config
-    assert [run_state(p, "abc") for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
+    write_json(failed / "failed.json", {"config_hash": ABC, "failed": "non-finite loss"})
+    write_json(damaged / "metrics.json", {"config_hash": ABC})  # no model, no config
+    assert [run_state(p, ABC) for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
     assert run_state(twin, "other") == MISSING and run_state(failed) == FAILED
     # a finished run anywhere comes before a failed one (an outcome, not "missing"), and either before none
     lookup = RunStore.lookup
-    assert lookup(RunPlace(own, (failed, twin)), "abc") == RunResult(twin, {"config_hash": "abc"}, skipped=True)
-    found = lookup(RunPlace(own, (damaged, failed)), "abc")
+    assert lookup(RunPlace(own, (failed, twin)), ABC) == RunResult(twin, {"config_hash": ABC}, skipped=True)
+    found = lookup(RunPlace(own, (damaged, failed)), ABC)
     assert found.directory == failed and found.failure == "non-finite loss" and found.skipped
-    assert lookup(RunPlace(own, (twin,)), "other") is None and lookup(RunPlace(own), "abc") is None
+    assert lookup(RunPlace(own, (twin,)), "other") is None and lookup(RunPlace(own), ABC) is None
     assert lookup(RunPlace(own, (twin,))).directory == twin  # any configuration
     # what a study reuses: the folder of a finished run only (a failed one is trained again, to report its failure)
-    assert RunStore.finished(RunPlace(own, (failed, twin)), "abc") == twin
-    assert RunStore.finished(RunPlace(own, (damaged, failed)), "abc") is None
+    assert RunStore.finished(RunPlace(own, (failed, twin)), ABC) == twin
+    assert RunStore.finished(RunPlace(own, (damaged, failed)), ABC) is None
     assert RunStore.finished(RunPlace(own, (twin,)), "other") is None and RunStore.finished(RunPlace(own, (twin,))) == twin
 
 
@@ -199,22 +205,22 @@ def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_p
         calls.append(writer.staging)
         return finished_metrics(writer)
 
-    first = RunStore.produce(place, "abc", write)
-    assert first.directory == place.directory and not first.skipped and is_finished(place.directory, "abc")
-    again = RunStore.produce(place, "abc", write)
+    first = RunStore.produce(place, ABC, write)
+    assert first.directory == place.directory and not first.skipped and is_finished(place.directory, ABC)
+    again = RunStore.produce(place, ABC, write)
     assert again.skipped and again.metrics == first.metrics and len(calls) == 1
-    assert not RunStore.produce(place, "abc", write, force=True).skipped and len(calls) == 2
+    assert not RunStore.produce(place, ABC, write, force=True).skipped and len(calls) == 2
     assert sorted(p.name for p in (tmp_path / "exp").iterdir()) == [".seed-0.lock", "seed-0"]  # no staging folder left
     with pytest.raises(IsarcasmError, match="--force"):  # another configuration's run is never replaced silently
-        RunStore.produce(place, "def", write)
+        RunStore.produce(place, DEF, write)
 
 
 def test_produce_reuses_a_twin_without_touching_its_own_folder(tmp_path):
     from experiments.runs.one.spec import RunPlace
     from experiments.runs.one.store import RunStore
 
-    twin = RunStore.produce(RunPlace(tmp_path / "twin" / "seed-0"), "abc", finished_metrics).directory
-    found = RunStore.produce(RunPlace(tmp_path / "exp" / "seed-0", (twin,)), "abc", finished_metrics)
+    twin = RunStore.produce(RunPlace(tmp_path / "twin" / "seed-0"), ABC, finished_metrics).directory
+    found = RunStore.produce(RunPlace(tmp_path / "exp" / "seed-0", (twin,)), ABC, finished_metrics)
     assert found.directory == twin and found.skipped and not (tmp_path / "exp").exists()
 
 
@@ -229,7 +235,7 @@ def test_produce_aborts_on_an_error_and_names_the_run_not_its_staging_folder(tmp
         raise OSError(28, "No space left on device", str(writer.path("model.keras")))
 
     with pytest.raises(OSError) as raised:
-        RunStore.produce(place, "abc", full_disk)
+        RunStore.produce(place, ABC, full_disk)
     assert raised.value.filename == str(place.directory / "model.keras")
     assert [p.name for p in (tmp_path / "exp").iterdir()] == [".seed-0.lock"]  # nothing of the run is left
 
@@ -253,7 +259,7 @@ def test_produce_looks_again_once_it_holds_the_claim(tmp_path):
     def never(writer):
         raise AssertionError("written twice")
 
-    found = RunStore.produce(place, "abc", never)
+    found = RunStore.produce(place, ABC, never)
     other.join(30)
     assert found.skipped and found.directory == place.directory and other.exitcode == 0
 
@@ -267,7 +273,7 @@ def _claim_and_finish(target: str, started: str) -> None:
     with run_claim(Path(target)):
         Path(started).touch()
         time.sleep(1.0)
-        write_run(Path(target), "abc", finished_metrics)
+        write_run(Path(target), ABC, finished_metrics)
 
 
 def test_a_run_folder_holding_a_link_out_of_it_is_refused_wherever_runs_are_gathered(tmp_path):
