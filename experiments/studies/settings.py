@@ -15,7 +15,7 @@ from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.one.store import CONFIG, RunStore, read_json
+from experiments.runs.one.store import RunStore, read_config
 from experiments.runs.one.training import expected_hash
 from preprocessing.corpora import Corpora
 from preprocessing.errors import IsarcasmError
@@ -134,7 +134,7 @@ class Settings:
 
         def local(run: str) -> str:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
-            if shipped and trained is not None and _trained(read_json(shipped / CONFIG).get("train")) != trained:
+            if shipped and trained is not None and _trained(read_config(shipped).get("train")) != trained:
                 raise IsarcasmError(f"{result['experiment']}: the reference run {key_of(Path(run))} was trained with "
                                     "other settings than this results file's runs (e.g. another --engine), so it "
                                     "cannot stand in for them; reproduce the experiment here to report on its runs")
