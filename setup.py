@@ -35,6 +35,9 @@ setup(
         # benchmark --keras-model examples/keras_hub_transformer.py: keras_hub's tokenizers and models
         # (it brings tensorflow-text, matched to the installed TensorFlow; keras and tensorflow are not upgraded).
         "hub": ["keras-hub>=0.32"],
+        # Training on an NVIDIA GPU (Linux): TensorFlow's own CUDA and cuDNN libraries as pip packages, matched to the
+        # TensorFlow release (docs/gpu.md; benchmarks/gpu_check.sh compares a GPU's numbers with the CPU's).
+        "gpu": ["tensorflow[and-cuda]>=2.16"],
     },
     entry_points={"console_scripts": ["isarcasm=experiments.cli:main"]},
 )

@@ -100,11 +100,13 @@ class Settings:
         return experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        """``run``'s place in the store, and, when no folder there holds a finished run, the verified
-        reference run of the same key as its last twin (a local run always comes first; ``force``
-        retrains, so it reads none)."""
+        """``run``'s place in the store, and, when its own folder holds no finished run, the verified
+        reference run of the same key as its last twin (a local run of the same configuration, in its folder
+        or a twin, always comes first; ``force`` retrains, so it reads none).  A finished twin does not keep
+        the reference run out: it may be of another configuration (a ``--quick`` run of the same key), and
+        the lookup that follows compares configuration hashes."""
         place = self.store.place(experiment, run)
-        if self.reference is None or self.options.force or self.store.finished(place):
+        if self.reference is None or self.options.force or self.store.finished(replace(place, twins=())):
             return place
         shipped = self.shipped(key_of(place.directory))
         return replace(place, twins=(*place.twins, shipped)) if shipped else place

@@ -104,6 +104,18 @@ def test_the_one_lookup_of_a_finished_run_prefers_the_local_run(shipped):
     assert read_predictions(fresh.finished("toy", spec(corpus, 1)) / PREDICTIONS).ids[0] == "test0"
 
 
+def test_a_finished_run_of_another_configuration_in_another_experiment_keeps_the_reference_run(shipped, tmp_path):
+    """A --quick run of the same key (another experiment's folder, another configuration) is no reason to
+    train the run the reference set holds."""
+    root, corpus = shipped
+    quick = tmp_path / "store" / "toy-quick" / "toy" / "cnn" / "seed-0"
+    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", quick)
+    metrics = json.loads((quick / METRICS).read_text())
+    (quick / METRICS).write_text(json.dumps({**metrics, "config_hash": "0" * 16}))
+    found = settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 0))
+    assert found == tmp_path / "store" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"
+
+
 def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewhere(shipped):
     root, _ = shipped
     result = json.loads((root / "results" / "toy.json").read_text())
