@@ -1,22 +1,26 @@
-"""Named word vectors (``--embeddings glove-6b-full``, ``glove-twitter-100``): each is read from its catalog
-resource's file in the data directory, trains end to end as a named variant whose config names the vectors and
-their checksum, and a missing file is one line with the command that fetches it.  The default's runs keep the
+"""Named word vectors (``--embeddings glove-6b-full``, ``glove-twitter-100``): each is fetched from (a stand-in of)
+its upstream archive into its catalog file, trains end to end as a named variant whose config names the vectors
+and their checksum, and a missing file is one line with the command that fetches it.  The default's runs keep the
 configuration hash of the shipped reference runs."""
 import gzip
+import hashlib
 import json
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 from locations import ROOT
 from test_cli_data import assert_one_line_error
 from toy_corpus import write_corpus
+from upstream_hosts import glove_zip, place, serving
 
 from embeddings.vectors import DEFAULT, NAMED_VECTORS, named_vectors_path
 from experiments.cli import main
 from experiments.runs.one.protocol import TrainConfig, experiment_name
 from experiments.runs.one.training import data_files
 from preprocessing.fileio import content_sha256
-from preprocessing.specs import RESOURCES
+from preprocessing.fetch import UPSTREAM_ENV
+from preprocessing.specs import RESOURCES, Upstream
 
 #: The catalog files of the named vectors.
 CATALOG_FILES = {"glove-6b-full": "glove/glove.6B.100d.txt.gz",
@@ -30,12 +34,36 @@ EXPERIMENT = "name = 'toy'\ntitle = 'toy'\nsource = 'tests'\n[train]\nepochs = 1
              "[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
 
 
-def write_vectors(path, words, dim=8) -> None:
-    """A tiny GloVe text file, gzipped: one word and ``dim`` numbers a line, no header."""
+def vectors_text(words, dim=8) -> bytes:
+    """A tiny GloVe text: one word and ``dim`` numbers a line, no header."""
+    return "".join(f"{word} {' '.join(f'{(i + j) % 7 / 10 - 0.3:.1f}' for j in range(dim))}\n"
+                   for i, word in enumerate(words)).encode()
+
+
+def write_vectors(path, words) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = "".join(f"{word} {' '.join(f'{(i + j) % 7 / 10 - 0.3:.1f}' for j in range(dim))}\n"
-                    for i, word in enumerate(words))
-    path.write_bytes(gzip.compress(lines.encode(), mtime=0))
+    path.write_bytes(gzip.compress(vectors_text(words), mtime=0))
+
+
+def fetch_as_from_the_internet(data, root, patch) -> None:
+    """``isarcasm data fetch NAME`` of every optional named vectors, from a local server standing in for GloVe's
+    host: each archive is a small one built here, and the catalog's published checksums are set to its own."""
+    hosts = root / "hosts"
+    with serving(hosts) as server:
+        patch.setenv(UPSTREAM_ENV, server.base)
+        for name in CATALOG_FILES:
+            spec = RESOURCES._items[name]
+            file = spec.files[0]
+            text = vectors_text(WORDS[name])
+            archive = glove_zip([text], file.derivation.make.keywords["member"])
+            place(hosts, file.derivation.inputs[0].url, archive)
+            upstream = Upstream(file.derivation.inputs[0].url, f"sha256:{hashlib.sha256(archive).hexdigest()}")
+            pinned = hashlib.sha256(text).hexdigest() if file.sha256 else None
+            file = replace(file, sha256=pinned, derivation=replace(file.derivation, inputs=(upstream,)))
+            patch.setitem(RESOURCES._items, name, replace(spec, files=(file,)))
+            result = cli(data, "data", "fetch", name)
+            assert result.exit_code == 0, result.output
+            assert f"made       {CATALOG_FILES[name]}" in result.output
 
 
 def cli(data, *args):
@@ -50,8 +78,8 @@ def trained(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ISARCASM_CACHE", str(root / "cache"))
         data = root / "data"
-        for name, words in WORDS.items():
-            write_vectors(named_vectors_path(name, data), words)
+        write_vectors(named_vectors_path(DEFAULT, data), WORDS[DEFAULT])
+        fetch_as_from_the_internet(data, root, patch)
         corpus = write_corpus(root / "toy.csv")
         train = ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn", "--epochs", "1",
                  "--batch-size", "32", "--output-dir", str(root / "runs")]
