@@ -2,7 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# A local mirror laid out like ../shared/data, used when it exists.
+# A local mirror laid out like ../shared/data, used when it exists; without one, `data fetch all` gets every
+# package from its public upstream ($ISARCASM_UPSTREAM moves every host, as the tests do for a local server).
 DATA_MIRROR ?= $(if $(wildcard ../shared/data),../shared/data,)
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
