@@ -310,15 +310,22 @@ def _download(upstream: Upstream, downloads: Path, room: int, what: str, resume:
         if have and not (response.status == 206
                          and response.headers.get("Content-Range", "").startswith(f"bytes {have}-")):
             have = 0  # the server sent the whole file
-        length = response.headers.get("Content-Length")
-        total = have + int(length) if length is not None else None
-        _require_room(downloads, (int(length) if length is not None else 0) + room)
+        length = _content_length(response)
+        total = have + length if length is not None else None
+        _require_room(downloads, (length or 0) + room)
         got = _stream(response, part, have, total)
     if total is not None and got < total:
         raise IsarcasmError(f"the download of {what} from {url} stopped after {got:,} of {total:,} bytes; run the "
                             "same command again to resume it")
     os.replace(part, final)
     return final
+
+
+def _content_length(response) -> int | None:
+    """The response's Content-Length; None where it is absent or no count of bytes (the download is then
+    neither sized beforehand nor checked for completeness by it)."""
+    value = response.headers.get("Content-Length", "").strip()
+    return int(value) if value.isdigit() else None
 
 
 def _stream(response, part: Path, have: int, total: int | None) -> int:

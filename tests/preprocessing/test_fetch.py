@@ -484,3 +484,27 @@ def test_every_fetched_package_and_glove_from_a_stand_in_of_every_upstream_verif
                 fetch(package, tmp_path / "data")
     assert all(r.status == "ok" for package in packages() if not package.optional
                for r in verify(package, tmp_path / "data"))
+
+
+class _UncountedLength(SimpleHTTPRequestHandler):
+    """A host whose Content-Length is no count of bytes."""
+
+    def do_GET(self):  # noqa: N802 (the http.server name)
+        self.send_response(200)
+        self.send_header("Content-Length", "abc")
+        self.end_headers()
+        self.wfile.write(b"hello\n")
+        self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_content_length_that_is_no_count_is_left_unused(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _UncountedLength)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        got = fetch_module._download(Upstream(f"http://127.0.0.1:{server.server_address[1]}/x.txt"), tmp_path, 0, "x")
+    finally:
+        server.shutdown()
+    assert got.read_bytes() == b"hello\n"
