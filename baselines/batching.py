@@ -8,9 +8,9 @@ every model, to the last bit on the CPU).  :func:`predict_by_length` therefore
 sorts the texts by length, cuts each batch's trailing all-padding columns and
 returns the rows in their original order: the same numbers from far fewer
 time steps.  A model saved with a fixed input length (before this module
-existed) gets full-length batches.  Faithful training keeps Keras' shuffled batches (cutting them
-would save little: a random batch of 128 tweets nearly always holds one of full length);
-:class:`LengthBuckets` is the variant that groups texts of similar length.
+existed) gets full-length batches.  Training computes each of its batches as length-sorted pieces
+(:class:`SplitBatches`), the same update; :class:`LengthBuckets` is the variant that groups texts of
+similar length.
 """
 from __future__ import annotations
 
@@ -73,12 +73,6 @@ def predict_by_length(model: keras.Model, inputs: dict[str, np.ndarray], batch_s
     joined = keras.tree.map_structure(lambda *parts: np.concatenate(parts), *outputs)
     restore = np.argsort(order, kind="stable")
     return keras.tree.map_structure(lambda values: np.asarray(values)[restore], joined)
-
-
-def predict_rows(model: keras.Model, inputs: dict[str, np.ndarray], by_length: bool):
-    """What ``model`` predicts for ``inputs``: on length-sorted batches cut to their longest text
-    (:func:`predict_by_length`, the fast engine's way), or on Keras' padded batches of 256."""
-    return predict_by_length(model, inputs) if by_length else model.predict(inputs, batch_size=256, verbose=0)
 
 
 def batches_per_epoch(size: int, batch_size: int) -> int:
@@ -201,36 +195,13 @@ def formed_once(draw):
 
 
 def in_new_order(draw):
-    """A draw of batches (``draw(rng)``) whose batches come in a new random order every epoch: what
-    fit() makes of a :class:`PaddedBatches`' batches, for batches fit() must take in order."""
+    """A draw of batches (``draw(rng)``) whose batches come in a new random order every epoch: what fit()
+    makes of a Keras dataset's batches when it shuffles, for batches fit() must take in order."""
 
     def reordered(rng: np.random.Generator) -> list[np.ndarray]:
         batches = draw(rng)
         return [batches[index] for index in rng.permutation(len(batches))]
     return reordered
-
-
-class PaddedBatches(keras.utils.PyDataset):
-    """Training batches of the rows ``draw(rng)`` gives every epoch (``rng`` seeded with the run's seed),
-    padded to ``max_len`` like Keras' shuffled batches: the exact engine's class-ratio batches
-    (:func:`class_ratio_rows`, :func:`class_ratio_once_rows`)."""
-
-    def __init__(self, x: dict[str, np.ndarray], y, draw, seed: int):
-        super().__init__()
-        self.x, self.y, self.draw = x, y, draw
-        self.rng = np.random.default_rng(seed)
-        self.batches: list[np.ndarray] = []
-        self.on_epoch_end()
-
-    def __len__(self) -> int:
-        return len(self.batches)
-
-    def __getitem__(self, index: int):
-        rows = self.batches[index]
-        return take_rows(self.x, rows, cut=()), keras.tree.map_structure(lambda targets: targets[rows], self.y)
-
-    def on_epoch_end(self) -> None:
-        self.batches = self.draw(self.rng)
 
 
 def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[np.ndarray]:
@@ -243,7 +214,7 @@ def shuffled_rows(rng: np.random.Generator, size: int, batch_size: int) -> list[
 
 
 class SplitBatches(keras.utils.PyDataset):
-    """The fast engine's training batches: the same batches, each computed as ``parts`` length-sorted
+    """Training batches, each computed as ``parts`` length-sorted
     pieces cut to their own longest text, whose gradients the optimizer sums into one update.
 
     Every epoch ``draw(rng)`` gives the batches (the rows of each: :func:`shuffled_rows`,

@@ -1,20 +1,19 @@
 """Adam that makes one update of a batch computed in pieces, as TensorFlow's Adam makes it of the whole batch.
 
-The fast engine (:class:`baselines.batching.SplitBatches`) computes each batch as length-sorted
-pieces, one Keras step each.  Keras' own ``gradient_accumulation_steps`` sums the pieces into dense
-accumulators, so the word vectors' gradient reaches Adam as a dense tensor.  On TensorFlow the exact
-engine's word-vector gradient is a ``tf.IndexedSlices`` with one slice per token position, and
-Keras' Adam applies it slice by slice: a word's moments move once per occurrence in the batch, so a
-word seen 8 times takes another step than under dense Adam, and a word absent from the batch keeps
-its moments.  That is another optimiser for the word vectors, and it moved the fast engine's
-distribution over seeds (its share predicted sarcastic was lower for all seven models;
-docs/results/fast-engine/README.md).
+Training (:class:`baselines.batching.SplitBatches`) computes each batch as length-sorted pieces, one
+Keras step each.  Keras' own ``gradient_accumulation_steps`` sums the pieces into dense accumulators,
+so the word vectors' gradient reaches Adam as a dense tensor.  On TensorFlow a whole padded batch's
+word-vector gradient is a ``tf.IndexedSlices`` with one slice per token position, and Keras' Adam
+applies it slice by slice: a word's moments move once per occurrence in the batch, so a word seen 8
+times takes another step than under dense Adam, and a word absent from the batch keeps its moments.
+Dense accumulation is another optimiser for the word vectors, and it moved the distribution over seeds
+(the share predicted sarcastic was lower for all seven models; docs/protocol.md).
 
 :class:`PieceAdam` keeps each piece's slices and gives Adam, once per batch, the slices of all its
 pieces together: the same slices as the padded batch's, less the padding positions', whose values
 are zero and fall on the padding row (masked everywhere, so that row's moments and vector never move
 either way).  Dense gradients are summed as Keras sums them.  Adam's step count is the batch count.
-On JAX and torch, gradients are dense in both engines and Keras' accumulation is the same update.
+On JAX and torch, gradients are dense either way and Keras' accumulation is the same update.
 """
 from __future__ import annotations
 

@@ -11,8 +11,7 @@
 
 The first three keep the arithmetic and change only how it is scheduled or how much padding it covers; the
 fourth changes the arithmetic itself (8 bits of mantissa), so it would need the distribution test even more
-than the others.  ``benchmarks/fast_engine.py --live-rows 4`` measures the live rows inside the real
-runs, under both engines.  The stacks are the models' own
+than the others.  The stacks are the models' own
 shapes: one layer of 100 units on 100-d vectors (LSTM, Att-LSTM, SIARN, MIARN) and the four densely
 connected layers of Dense-LSTM, each reading the embeddings and every earlier layer's output.  The
 texts are synthetic, padded to ``--steps`` with lengths drawn like iSarcasm's (median 16 tokens), and
@@ -27,7 +26,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import time
 
@@ -109,27 +107,6 @@ class LiveRowsLSTM(layers.LSTM):
 
     def get_config(self):
         return {**super().get_config(), "chunks": self.chunks}
-
-
-@contextlib.contextmanager
-def live_rows_in_models(chunks: int):
-    """While the block runs, every baseline builds its LSTMs as :class:`LiveRowsLSTM` (zero initial state)."""
-    import baselines.intra_attention as intra_attention
-    import baselines.recurrent as recurrent
-
-    def masked_lstm(config, name, return_sequences=False):
-        return LiveRowsLSTM(config.hidden, chunks=chunks, return_sequences=return_sequences, use_cudnn=False,
-                            name=name)
-
-    builders = (recurrent, intra_attention)
-    saved = [module.masked_lstm for module in builders]
-    for module in builders:
-        module.masked_lstm = masked_lstm
-    try:
-        yield
-    finally:
-        for module, original in zip(builders, saved):
-            module.masked_lstm = original
 
 
 VARIANTS = {

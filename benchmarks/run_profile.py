@@ -5,19 +5,18 @@ with timers wrapped around the steps it is made of, and prints one table:
 imports, corpus load, the run's identity (splits, data checksums), inputs
 (tokenisation, vocabulary, ids), word vectors, embedding matrix, model build
 and compile, the first epoch (graph tracing included), the other epochs'
-training and validation, the final validation/test prediction, and saving.
+training, the final validation/test prediction, and saving.
 
 Usage::
 
     python benchmarks/run_profile.py --corpus isarcasm --model siarn --seed 0 [--runs 2] [--batching bucket]
-        [--engine fast] [--clock cpu]
+        [--clock cpu]
 
 ``--runs 2`` trains a second run of the next seed in the same process, which
 shows what a worker process that keeps its imports and caches pays per run.
-``--engine`` is the run's engine (``exact``, the default, or ``fast``).  The
-per-epoch record (validation and test predicted after every epoch) is timed
-apart from Keras' own validation pass, which only the exact engine makes, and
-its share of ``fit`` is printed: issue 34 bounds it at 5%.  A timer nested in
+The per-epoch record (validation and test predicted after every epoch, the
+validation scores derived from it) is timed apart, and its share of ``fit`` is
+printed: issue 34 bounds it at 5%.  A timer nested in
 another (a prediction inside a callback) counts only in the inner one, so the
 rows add up to the run.  The run store is a temporary folder, so nothing is
 reused.  Timings depend on the machine and its load: the header prints both;
@@ -61,8 +60,7 @@ RECORD = "per-epoch record (validation + test, every epoch)"
 
 @dataclass(frozen=True)
 class Epoch:
-    training: float    # from the epoch's start to its validation (the exact engine) or its record (the fast one)
-    validation: float  # Keras' own validation pass (the exact engine only; the fast one derives it from the record)
+    training: float  # from the epoch's start to its record
     record: float
 
 
@@ -95,26 +93,16 @@ def timed(owner, attribute: str, label: str) -> None:
 
 
 class TimedEpochRecorder(selection.EpochRecorder):
-    """The per-epoch record, also noting when each epoch starts and when Keras' validation pass
-    starts and ends; its own work is counted under :data:`RECORD`."""
+    """The per-epoch record, also noting when each epoch starts; its own work is counted under :data:`RECORD`."""
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._marks = {"begin": clock()}
-
-    def on_test_begin(self, logs=None):
-        self._marks["validation begin"] = clock()
-
-    def on_test_end(self, logs=None):
-        self._marks["validation end"] = clock()
+        self._begin = clock()
 
     def on_epoch_end(self, epoch, logs=None):
-        marks, started = self._marks, clock()
-        before = SECONDS[RECORD]
+        started, before = clock(), SECONDS[RECORD]
         with counted(RECORD):
             super().on_epoch_end(epoch, logs)
-        validation = marks.get("validation end", 0.0) - marks.get("validation begin", 0.0)
-        EPOCHS.append(Epoch(marks.get("validation begin", started) - marks["begin"], validation,
-                            SECONDS[RECORD] - before))
+        EPOCHS.append(Epoch(started - self._begin, SECONDS[RECORD] - before))
 
 
 def instrument() -> None:
@@ -127,7 +115,7 @@ def instrument() -> None:
     timed(baselines, "build_model", "model build")
     timed(keras.Model, "compile", "compile")
     timed(training, "fit_data", "training batches (fit's data)")
-    timed(batching, "predict_rows", "final predict (validation + test)")  # the record's calls are its own
+    timed(batching, "predict_by_length", "final predict (validation + test)")  # the record's calls are its own
     timed(keras.Model, "save", "save model.keras")
     timed(training.provenance, "record", "provenance record")
     selection.EpochRecorder = TimedEpochRecorder
@@ -142,7 +130,6 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs trained one after another in this process")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batching", default="shuffled", help="shuffled (the paper's) or bucket (a variant)")
-    parser.add_argument("--engine", default="exact", choices=("exact", "fast"))
     parser.add_argument("--clock", default="wall", choices=tuple(CLOCKS),
                         help="wall seconds, or this process' CPU seconds (steadier on a loaded machine)")
     parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("ISARCASM_DATA", "../shared/data")))
@@ -151,7 +138,7 @@ def main() -> None:
     instrument()
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; "
           f"keras {keras.__version__} on {keras.backend.backend()}; threads: "
-          f"intra-op {os.environ.get('TF_NUM_INTRAOP_THREADS', 'default')}; engine {args.engine}; "
+          f"intra-op {os.environ.get('TF_NUM_INTRAOP_THREADS', 'default')}; "
           f"{args.clock} seconds")
     print(f"imports (keras, backend, baselines): {IMPORTED - STARTED:.2f} s wall")
     started = time.perf_counter()
@@ -163,7 +150,7 @@ def main() -> None:
         EPOCHS.clear()
         seed = args.seed + run
         started = clock()
-        config = TrainConfig(epochs=args.epochs, batching=args.batching, engine=args.engine)
+        config = TrainConfig(epochs=args.epochs, batching=args.batching)
         spec = RunSpec(args.corpus, args.model, seed, config)
         result = training.train_run(spec, dataset, RunPlace(store / f"seed-{seed}"), args.data_dir, RunOptions(verbose=0))
         total = clock() - started
@@ -178,20 +165,17 @@ def print_breakdown(total: float) -> None:
     first, later = EPOCHS[0], EPOCHS[1:]
     rows = [*((label, seconds) for label, seconds in SECONDS.items() if label != RECORD),
             ("epoch 1 training (with tracing)", first.training),
-            ("epoch 1 validation, Keras' pass (with tracing)", first.validation),
             (f"epochs 2-{len(EPOCHS)} training", sum(epoch.training for epoch in later)),
-            (f"epochs 2-{len(EPOCHS)} validation, Keras' pass", sum(epoch.validation for epoch in later)),
             (RECORD, SECONDS[RECORD])]
     rows.append(("other (fit's set-up and callbacks, writing files)", total - sum(seconds for _, seconds in rows)))
     for label, seconds in sorted(rows, key=lambda row: -row[1]):
         print(f"  {label:<50} {seconds:7.2f} s  {100 * seconds / total:5.1f}%")
     if later:
         print(f"  (a later epoch: {sum(e.training for e in later) / len(later):.3f} s training, "
-              f"{sum(e.validation for e in later) / len(later):.3f} s validation, "
               f"{sum(e.record for e in later) / len(later):.3f} s record)")
-    fit = sum(epoch.training + epoch.validation + epoch.record for epoch in EPOCHS)
+    fit = sum(epoch.training + epoch.record for epoch in EPOCHS)
     print(f"  per-epoch record: {SECONDS[RECORD]:.2f} s = {100 * SECONDS[RECORD] / fit:.1f}% of fit's epochs "
-          f"({fit:.1f} s: training, validation, record), {100 * SECONDS[RECORD] / total:.1f}% of the run")
+          f"({fit:.1f} s: training, record), {100 * SECONDS[RECORD] / total:.1f}% of the run")
 
 
 if __name__ == "__main__":

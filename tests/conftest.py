@@ -98,7 +98,6 @@ SLOW_TESTS = {
     "test_leaderboard": {"benchmarked"},
     "test_fuzz_user_files": {"trained_run"},
     "test_named_vectors": {"trained"},
-    "test_authors_data": {"test_a_run_on_the_authors_test_texts_records_the_published_splits_and_how_many_it_scored"},
 }
 
 

@@ -10,6 +10,7 @@ import contextlib
 import errno
 import logging
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -25,6 +26,7 @@ from experiments.cli.reproduce import report, reproduce
 from experiments.cli.runs import runs
 from experiments.cli.train import evaluate, predict, train
 from experiments.runs.console import set_up_console
+from experiments.runs.one.protocol import rerun_at
 from experiments.runs.one.provenance import BACKENDS, keras_settings_backend, use_backend
 from preprocessing.datadir import resolve_data_dir
 from preprocessing.errors import IsarcasmError, one_line
@@ -55,6 +57,7 @@ class _Group(click.Group):
             raise _MachineFault(exc) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_TYPED] = list(args)  # shared with every nested context: what a retired option's line repeats
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
@@ -151,15 +154,31 @@ class _MachineFault(click.ClickException):
         super().__init__(one_line(f"{where}{problem}; nothing half-written was kept; {remedy}"))
 
 
+#: Options that left the suite, with what they chose: the one line an old option gets names the last commit
+#: that has them and the command typed, to run there (:func:`~experiments.runs.one.protocol.rerun_at`).
+RETIRED_OPTIONS = {
+    "--engine": "--engine (the choice of the exact engine; every run now trains with the fast one)",
+    "--test-texts": "--test-texts scored another test set (a diagnostic)",
+    "--padded-batches": "--padded-batches rescored runs on padded validation and test splits (a diagnostic)",
+}
+_TYPED = "isarcasm.typed"
+
+
 def _one_line(exc: click.UsageError) -> click.UsageError | click.exceptions.Exit:
     """The same error without the usage lines (a UsageError without a context prints only its message).
     A group called without a command (``isarcasm``, ``isarcasm models``) is not an error: its help is
-    printed, exit code 0."""
+    printed, exit code 0.  An option that left the suite (:data:`RETIRED_OPTIONS`) is the line saying where
+    it still is."""
     if isinstance(exc, click.exceptions.NoArgsIsHelpError) and exc.ctx is not None:
         click.echo(exc.ctx.get_help())
         return click.exceptions.Exit(0)
     command = exc.ctx.command_path if exc.ctx is not None else "isarcasm"
-    plain = click.UsageError(f"{one_line(exc.format_message())} (see `{command} --help`)")
+    retired = RETIRED_OPTIONS.get(exc.option_name) if isinstance(exc, click.NoSuchOption) else None
+    if retired:
+        typed = exc.ctx.meta.get(_TYPED, []) if exc.ctx is not None else []
+        plain = click.UsageError(rerun_at(retired, f"`isarcasm {shlex.join(typed)}`"))
+    else:
+        plain = click.UsageError(f"{one_line(exc.format_message())} (see `{command} --help`)")
     plain.exit_code = exc.exit_code
     return plain
 

@@ -99,11 +99,6 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
 @click.option("--selection", type=click.Choice(RULES), default=None,
               help="Rescore a reproduction's runs under another selection rule, from their per-epoch records "
                    "(nothing is trained); saved as EXPERIMENT-selection-RULE.")
-@click.option("--padded-batches", is_flag=True,
-              help="DIAGNOSTIC, scores another test set: rescore a reproduction's runs from their per-epoch records "
-                   "with validation and test padded with repeated texts to whole batches, as the iSarcasm authors' "
-                   "code scores them (nothing is trained; the run's rule, or --selection's); saved as "
-                   "EXPERIMENT-padded-batches beside the same runs' scores as published, never beside the paper.")
 @click.option("--fidelity", is_flag=True,
               help="The paper as written beside the authors' own code (needs EXPERIMENT and EXPERIMENT-authors-code "
                    "results, see reproduce --protocol); saved as EXPERIMENT-fidelity.")
@@ -122,7 +117,7 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
 @json_option
 @file_corpus_options
 @click.pass_context
-def report(ctx, experiment, results_dir, html, against, selection, padded_batches, fidelity, elements, merge,
+def report(ctx, experiment, results_dir, html, against, selection, fidelity, elements, merge,
            output_dir, reference_dir, as_json, **options):
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
@@ -131,7 +126,7 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
     if fidelity and elements:
         raise IsarcasmError("--fidelity and --elements are two reports of the same results: give one of them")
     if merge:
-        if fidelity or elements or selection or padded_batches or against:
+        if fidelity or elements or selection or against:
             raise IsarcasmError("--merge writes the merged results file: give it alone, then the other options")
         saved = save_result(merged(_results(files, experiment), load_results(Path(merge)), merge),
                             writable_folder(Path(results_dir), "--results-dir"))
@@ -142,12 +137,12 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
         experiment = result["experiment"]
     result = _results(files, experiment)
-    if selection or padded_batches:
-        result = reselect(result, selection, padded_batches, localised)
+    if selection:
+        result = reselect(result, selection, localised)
         if result["experiment"] != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result['selection']}' applied to the runs' "
-                       f"per-epoch records{' on padded splits' if padded_batches else ''} in "
+                       f"per-epoch records in "
                        f"{result['reselect_seconds']:.1f} s)", err=True)
     elif html:
         result = localised(result)

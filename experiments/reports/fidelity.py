@@ -15,7 +15,7 @@ import numpy as np
 
 from experiments.reports.format import markdown_table
 from experiments.reports.results import load_results
-from experiments.runs.one.protocol import TrainConfig, changed_fields, other_test_set
+from experiments.runs.one.protocol import RETIRED_AT, TrainConfig, changed_fields
 from preprocessing.errors import IsarcasmError
 
 REPO = "silviu-oprea/sarcasm-cronos@da1b493"
@@ -49,11 +49,12 @@ SOURCES = (
 NOT_IMPLEMENTED = (
     "the length rules on validation and test texts, documents under 3 tokens dropped and the rest cut to 40 tokens "
     "(src/data_and_resources_acl.py:99-106 for every split, :331-341): the test set would no longer be the "
-    "published one (on test texts they are a diagnostic, --test-texts authors-length-rules, whose results no "
-    "comparison with the paper reads)",
+    "published one (on test texts they are a diagnostic, --test-texts authors-length-rules at commit "
+    f"{RETIRED_AT}, whose results no comparison with the paper reads)",
     "validation and test padded with randomly repeated tweets to a whole number of batches before scoring "
     "(src/data_and_resources_acl.py:284, :383-384): scoring duplicates is not a faithful test metric (a diagnostic, "
-    "report --padded-batches, rescores finished runs so; no comparison with the paper reads it)",
+    f"report --padded-batches at commit {RETIRED_AT}, rescores finished runs so; no comparison with the paper reads "
+    "it)",
     "the authors' dropout, a script argument (src/main.py:76-78 defaults to 0, bin/best_riloff_ia_lstm.sh:11 passes "
     "0.5) applied after each branch and after their dense layer, which our models do not have: their 0.5 is measured "
     "alone only as the dropout before our classifier (--dropout 0.5)",
@@ -240,11 +241,7 @@ def protocol_note(result: dict, results_root: Path) -> str:
     """The closing line of a table report made under the paper's protocol as written, for an experiment
     with the paper's sarcastic-class F1: where the authors'-code protocol and the fidelity report are,
     and how far that protocol moved mean F1 in ``results_root``'s fidelity results, when there are any
-    (read when the report is printed, so it never goes stale).  For results scored on another test set
-    (``--test-texts``, ``--padded-batches``), the line saying so.  '' for any other result."""
-    if other_test_set(result):
-        return (f"{other_test_set(result)}: never set beside the paper; beside results on the published test split "
-                "(report --against) its Δ is what those test texts weigh.")
+    (read when the report is printed, so it never goes stale).  '' for any other result."""
     compared = [c for c in result.get("cells", ()) if F1 in paper_numbers(c) and c.get("runs")]
     if not compared or not _as_written(result):
         return ""

@@ -38,7 +38,7 @@ from experiments.reports.benchmark import (
 from experiments.reports.format import markdown_table
 from experiments.reports.operating_point import floors_of
 from experiments.reports.results import COMMITTED as COMMITTED_FOLDER
-from experiments.reports.results import load_results, require_kind
+from experiments.reports.results import RetiredResults, load_results, require_kind
 from experiments.reports.significance import holm
 from experiments.runs.one.store import write_text
 from preprocessing.errors import IsarcasmError
@@ -73,7 +73,8 @@ class Entry:
 
 def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry], list[str]]:
     """Every ``benchmark-*.json`` of the results ``folder``, then of ``committed`` (None: not read); an entrant
-    benchmarked in both is taken from ``folder``.  Returns the entries and a line per committed file left out."""
+    benchmarked in both is taken from ``folder``, and a committed file made by what left the suite (the exact
+    engine's) is left out.  Returns the entries and a line per committed file left out."""
     entries, shadowed = [], []
     places = [(folder, RESULTS)] + ([(committed, COMMITTED)] if committed else [])
     seen_folders = set()
@@ -82,7 +83,13 @@ def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry]
             continue
         seen_folders.add(place.resolve())
         for path in sorted(place.glob("benchmark-*.json")):
-            result = load_results(path)
+            try:
+                result = load_results(path)
+            except RetiredResults as exc:
+                if source != COMMITTED:
+                    raise
+                shadowed.append(f"{path.name}: left out ({exc})")
+                continue
             require_kind(result, "benchmark", "the leaderboard")
             _check_rows(result, path)
             if any(entry.model == result["model"] for entry in entries):

@@ -23,20 +23,17 @@ Version history:
 from __future__ import annotations
 
 import json
-import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiments.runs.one.metrics import recorded_problem, summary_problem, value_problem
-from experiments.runs.one.protocol import split_engine
-from experiments.runs.one.provenance import without_options
+from experiments.runs.one.protocol import rerun_at, retired
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.results_set import decided
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import json_value
 
-log = logging.getLogger("isarcasm")
 
 SCHEMA_VERSION = 1
 _NUMBER = (int, float)
@@ -89,6 +86,8 @@ def upgrade(result, source: str) -> dict:
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
+    if gone := retired_results(result):
+        raise RetiredResults(rerun_at(f"{source}: {gone}", f"`isarcasm report {result.get('experiment', 'NAME')}`"))
     if version == 0:
         result = stamped(result)
     kind = result["kind"]
@@ -151,96 +150,40 @@ class ResultsFiles:
     found: dict = field(default_factory=dict)
 
     def find(self, name: str) -> dict | None:
-        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it.  A
-        file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
-        became the default, under a name that now means the fast engine's runs) is passed over: with a line where
-        it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
-        which engine made each).  Such a file is read by the exact engine's name instead (:meth:`filed_as`),
-        the results folder's before the committed one."""
-        for filed in self.filed_as(name):
-            path = self.folder / f"{filed}.json"
-            if path.is_file() and self._usable(name, result := load_results(path), path, say=filed == name):
-                if filed != name:
-                    self.found[name] = str(path)
-                return result
+        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it."""
+        path = self.folder / f"{name}.json"
+        if path.is_file():
+            return load_results(path)
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
             result = upgrade(json_value(recorded[0], recorded[1]), f"{recorded[1]} (its results '{name}')")
-            if self._usable(name, result, recorded[1]):
-                self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
-                return result
-        for filed in self.filed_as(name):  # the exact engine's files kept there are listed in its README
-            path = self.committed / f"{filed}.json"
-            if path.is_file() and self._usable(name, result := load_results(path), path, say=False):
-                self.found[name] = str(path)
-                return result
+            self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
+            return result
+        path = self.committed / f"{name}.json"
+        if path.is_file():
+            result = load_results(path)
+            self.found[name] = str(path)
+            return result
         return None
 
-    @staticmethod
-    def filed_as(name: str) -> list[str]:
-        """The names results ``name`` may be filed under: its own; for an exact engine's name (``-engine-exact``),
-        then the default's, under which results made before names carried the engine (the exact engine's, where
-        the default has not trained that experiment again) are kept."""
-        base, engine = split_engine(name)
-        return [name, base] if engine == "exact" else [name]
-
     def missing(self, name: str) -> str:
-        """One line for results ``name`` that :meth:`find` did not find: how to make them, and where the exact
-        engine's runs of that name are committed (under it, from before the switch, or under their exact name
-        when the default's replaced them elsewhere), how to read those."""
-        base, engine = split_engine(name)
-        kept = self.committed / f"{name}.json"
-        if engine == "fast" and kept.is_file() and engine_mismatch(name, result := load_results(kept)):
-            hint = (f"{kept} holds the exact engine's runs, made before the fast engine became the default: read them "
-                    f"as '{name}-engine-exact', or make the default's with the command that made them, "
-                    f"`{default_command(result, base)}`")
-        elif engine == "fast" and (exact := self._committed_exact(name)):
-            hint = (f"only the exact engine's runs are committed, as '{exact.stem}' ({exact}): read them under "
-                    f"that name, or make the default's with `{default_command(load_results(exact), base)}`")
-        else:
-            hint = f"run `isarcasm reproduce {base}{' --engine exact' if engine == 'exact' else ''}` first"
-        return f"no results for '{name}' in {self.folder}/ ({hint}"
-
-    def _committed_exact(self, name: str) -> Path | None:
-        """The committed file of the exact engine's results ``name``, wherever that name puts the engine's mark
-        (``table7-engine-exact-authors-scripts`` for ``table7-authors-scripts``)."""
-        return next((path for path in sorted(self.committed.glob("*.json"))
-                     if split_engine(path.stem) == (name, "exact")), None)
-
-    @staticmethod
-    def _usable(name: str, result: dict, where, say: bool = True) -> bool:
-        """Whether ``result`` was trained by the engine ``name`` says; a line when not and ``say``."""
-        wrong = engine_mismatch(name, result)
-        if wrong and say:
-            log.warning(f"{where}: {wrong}; not used")
-        return not wrong
+        """One line for results ``name`` that :meth:`find` did not find: how to make them."""
+        return f"no results for '{name}' in {self.folder}/ (run `isarcasm reproduce {name}` first"
 
 
-#: What a recorded command drops to become the one a user would type for the default engine: options with their
-#: values, and flags.
-_OPTIONS, _FLAGS = ("--engine", "--output-dir", "--results-dir"), ("-q", "--quiet")
+class RetiredResults(IsarcasmError):
+    """A results file made by what left the suite (:func:`retired_results`): one line naming the commit that has it."""
 
 
-def default_command(result: dict, base: str) -> str:
-    """The command that made ``result`` as a user would type it for the default engine: ``isarcasm`` however it
-    was started, without ``--engine``, the quiet flag and the folders of the machine that made it."""
-    words = (result.get("command") or f"isarcasm reproduce {base}").split()[1:]
-    return " ".join(["isarcasm", *without_options(words, _OPTIONS, _FLAGS)])
-
-
-def engine_mismatch(name: str, result: dict) -> str:
-    """'' when results ``name`` were trained by the engine the name says (``-engine-exact`` for the exact one,
-    else the fast one, the default since 2026-11-28), else the one line saying which engine trained them.
-    Files made before have no engine recorded: theirs is the exact one."""
+def retired_results(result: dict) -> str:
+    """'' for results this suite makes; else what left the suite made them: the exact engine, another test
+    set (:func:`~experiments.runs.one.protocol.retired`), or a rescoring on padded splits (``report
+    --padded-batches``, a diagnostic)."""
     train = result.get("train")
-    if not isinstance(train, dict):  # a file of no training settings (outside predictions, a derived report)
-        return ""
-    made = train.get("engine", "exact")
-    named = split_engine(name)[1]
-    if made == named:
-        return ""
-    return (f"results '{name}' were trained by the {made} engine, but that name means the {named} engine's "
-            "(the fast engine is the default since 2026-11-28, --engine exact names its results '-engine-exact')")
+    if isinstance(train, dict) and (gone := retired(train)):
+        return gone
+    return "rescored on padded validation and test splits (report --padded-batches, a diagnostic)" \
+        if result.get("padded_batches") else ""
 
 
 def results_text(path: Path) -> str:

@@ -14,7 +14,7 @@ from experiments.reports.format import duration, markdown_table
 from experiments.reports.merge import made_by
 from experiments.reports.references import reference_section
 from experiments.reports.results import require_kind
-from experiments.runs.one.protocol import QUICK, other_test_set
+from experiments.runs.one.protocol import QUICK
 from experiments.runs.one.reference import shipped_count
 from preprocessing.errors import IsarcasmError
 
@@ -67,15 +67,11 @@ def _smoke_note(result: dict) -> list[str]:
 def markdown_report(result: dict) -> str:
     seeds = result["seeds"]
     smoke = is_smoke(result)
-    diagnostic = other_test_set(result)  # another test set: no number of it is set beside the paper's
     lines = [
         f"# {result['title']}",
         "",
         *(_smoke_note(result) if smoke else []),
-        *([f"**A diagnostic:** {diagnostic}. It says how much those texts weigh in the score, never how close we "
-           "are to the paper, so no column sets the paper beside it.", ""] if diagnostic else []),
-        ("" if diagnostic else f"Source of reference numbers: {result['source']}. ") +
-        f"Seeds: {', '.join(map(str, seeds))} "
+        f"Source of reference numbers: {result['source']}. Seeds: {', '.join(map(str, seeds))} "
         f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
         f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.{_rescored(result)}",
         "",
@@ -102,10 +98,7 @@ def markdown_report(result: dict) -> str:
                          _fmt(None if published is None else ours - published, True), _fmt(delta_impl, True) + mark])
     header = ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)", "Δ published",
               "Δ impl."]
-    if diagnostic:  # only ours: the published columns and deltas left out
-        rows, header, flagged = [[*row[:3], row[5]] for row in rows], [*header[:3], "ours (mean ± std)"], []
     lines += markdown_table(rows, header)
-    lines += padded_section(result)
     lines += reference_section(result)
     tuned = [c for c in result["cells"] if "tuned_threshold_variant" in c]
     if tuned:
@@ -135,20 +128,15 @@ def comparison_markdown(base: dict, other: dict) -> str:
     each metric's mean ± std in both, the difference of the means, and in how many paired runs (same
     seed and fold, hence the same test texts) the variant scored higher: the spread over seeds and
     folds is often as large as Δ, and the pairing shows whether Δ is consistent.  Only the cells
-    (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen.
-    A side that scores another test set (a diagnostic) is said so first: Δ is then what those test texts
-    weigh, never how close either side is to the paper."""
+    (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
     for result in (base, other):
         require_kind(result, "table", "--against")
-    diagnostics = [f"**A diagnostic:** {other_test_set(r)}: Δ is what its other test texts weigh (with any training "
-                   "setting that differs), never how close either side is to the paper." for r in (base, other)
-                   if other_test_set(r)]
     theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
     shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
     if not shared:
         raise IsarcasmError(f"'{other['experiment']}' and '{base['experiment']}' have no (corpus, model) cell in common")
     a, b = base["experiment"], other["experiment"]
-    lines = [f"# {b} against {a}", "", *[line for d in diagnostics for line in (d, "")],
+    lines = [f"# {b} against {a}", "",
              f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
              f"Δ is the difference of the means; Δ paired, the mean difference over the paired runs (same seed and "
              f"fold); higher in: the paired runs in which {b} scored higher.", ""]
@@ -256,28 +244,6 @@ def _seed_list(result: dict) -> str:
     return ", ".join(map(str, result["seeds"]))
 
 
-def padded_section(result: dict) -> list[str]:
-    """Each cell of a ``--padded-batches`` rescoring beside the same runs on the splits as published: the
-    difference is what the repeated texts weigh (the choice of epoch and threshold moves with them)."""
-    cells = [c for c in result["cells"] if c.get("published_splits")]
-    if not cells:
-        return []
-    rows = []
-    for cell in cells:
-        as_published = {**cell, "metrics": cell["published_splits"]}  # the same runs, so they pair run by run
-        for metric in shown_metrics(cell, result.get("shown_metrics", [])):
-            padded, published = cell["metrics"][metric], cell["published_splits"][metric]
-            rows.append([cell["corpus"], cell["model"], metric, f"{published['mean']:.3f} ± {published['std']:.3f}",
-                         f"{padded['mean']:.3f} ± {padded['std']:.3f}", *_paired(as_published, cell, metric)])
-    return ["", "## The same runs on the splits as published", "",
-            f"Each run's rule ('{result['selection']}') chooses on the validation split and is scored on the test "
-            "split, once as published and once padded with repeated texts to whole batches as the iSarcasm "
-            "authors' code does (sarcasm-cronos src/data_and_resources_acl.py:284, :383-384; the repeats drawn "
-            "from the run's seed). Δ: padded minus published; higher in: the runs whose padded score is higher.", "",
-            *markdown_table(rows, ["corpus", "model", "metric", "published splits", "padded splits", "Δ",
-                                   "higher in"])]
-
-
 def selection_section(result: dict) -> list[str]:
     """Which epoch and threshold each run's rule chose (on validation data), when a rule other than the
     paper's chose them (see experiments/runs/one/trajectory.py)."""
@@ -332,7 +298,7 @@ def _parts(result: dict) -> list[str]:
 
 
 def _rescored(result: dict) -> str:
-    """Who rescored a result from its runs' records (``report --selection`` or ``--padded-batches``)."""
+    """Who rescored a result from its runs' records (``report --selection``)."""
     by = result.get("rescored_by")
     return f" Rescored from '{result['selected_from']}' at commit `{by['git_commit']}`." if by else ""
 
@@ -352,9 +318,7 @@ def _reuse(result: dict) -> str:
 def results_csv(result: dict) -> str:
     """One row per (cell, metric): mean, std, number of runs, and the reference numbers; a cell whose
     every run failed is one row whose mean is ``failed`` (a reader of numbers stops there, never
-    takes an empty cell for a missing metric).  A diagnostic on another test set leaves the reference
-    columns empty: its numbers are never read beside the paper's."""
-    diagnostic = bool(other_test_set(result))
+    takes an empty cell for a missing metric)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
@@ -362,7 +326,7 @@ def results_csv(result: dict) -> str:
         if not cell["metrics"] and cell.get("failed_runs"):  # every run failed: a row that says so, no number
             writer.writerow([cell["corpus"], cell["model"], "", "failed", "", 0, "", ""])
         for metric, stats in cell["metrics"].items():
-            refs = {} if diagnostic else {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
+            refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
             writer.writerow([cell["corpus"], cell["model"], metric, f"{stats['mean']:.4f}", f"{stats['std']:.4f}",
                              len(stats["values"]), refs.get("published", ""), refs.get("iSarcasm impl.", "")])
     return buffer.getvalue()

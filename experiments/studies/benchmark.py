@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
@@ -113,7 +113,6 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
     method, n_resamples = request.method, request.n_resamples
 
     check_against(against)
-    settings.train.require_published_test("a benchmark ranks models on")
     if model in ENTRANTS:  # scored, not trained: every run is settled (and its input checked) first
         _settle_entrant(model, experiments, seeds, settings, corpora)
     else:
@@ -134,7 +133,7 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
         "method": method,
         "resamples": n_resamples if method == "bootstrap" else None,
         "seeds": seeds,
-        "train": asdict(settings.train),
+        "train": settings.train.recorded_form(),
         "cells": with_holm([{**summarise(cell, model, method, n_resamples), "data_sha256": _checksums(cell, settings)}
                             for cell in cells]),
         "missing": missing,
@@ -151,7 +150,6 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
 def _cells(name: str, model: str, settings: Settings, corpora: list[str] | None) -> tuple[list[Cell], Experiment]:
     """The cells of table experiment ``name`` to benchmark in, and the experiment of the model's own cells."""
     experiment = load_experiment(name)
-    settings.train_for(experiment.protocol()).require_published_test("a benchmark ranks models on")
     wanted = [c for c in experiment.cells if not c.is_human and (not corpora or c.corpus in corpora)]
     corpus_names = list(dict.fromkeys(c.corpus for c in wanted))
     unpaired = sorted({c.corpus for c in wanted if c.folds or settings.corpora.load(c.corpus).multi_label})

@@ -21,7 +21,7 @@ Results: ``results/cross.{json,csv,md}`` and ``results/cross/heatmap-<model>.png
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -197,7 +197,7 @@ def can_train(dataset: Dataset) -> bool:
 def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
-    name, train, label = settings.experiment(NAME), asdict(settings.train), labels_of(corpora, settings)
+    name, train, label = settings.experiment(NAME), settings.train.recorded_form(), labels_of(corpora, settings)
     datasets = [settings.corpora.load(corpus) for corpus in corpora]
     cells, missing = cross_cells(models, corpora, seeds, settings)
     floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined

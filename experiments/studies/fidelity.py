@@ -32,8 +32,7 @@ from experiments.reports.fidelity import paper_numbers
 from experiments.reports.results import ResultsFiles
 from experiments.runs.one.metrics import summary_stats
 from experiments.runs.one.protocol import PROTOCOLS as NAMED_PROTOCOLS
-from experiments.runs.one.protocol import (TrainConfig, authors_lines, experiment_name, flag, other_test_set,
-                                          split_engine, value_name)
+from experiments.runs.one.protocol import TrainConfig, authors_lines, experiment_name, flag, value_name
 from experiments.runs.one.store import EPOCHS
 from experiments.runs.one.trajectory import load_record
 from experiments.studies.selection import reselect
@@ -65,15 +64,13 @@ class Element(NamedTuple):
         return "-" + TrainConfig(**self.changed).variant()
 
     def results_name(self, experiment: str) -> str:
-        """Its results of ``experiment`` by the one naming rule (:func:`experiment_name`), on the engine that
-        ``experiment``'s name says: ``table7-engine-exact`` -> ``table7-clip-global-norm-0.2-engine-exact``."""
-        base, engine = split_engine(experiment)
-        return experiment_name(base, TrainConfig(engine=engine, **self.changed))
+        """Its results of ``experiment`` by the one naming rule (:func:`experiment_name`):
+        ``table7`` -> ``table7-clip-global-norm-0.2``."""
+        return experiment_name(experiment, TrainConfig(**self.changed))
 
     def command(self, experiment: str) -> str:
         """The command that trains its results of ``experiment``."""
-        base, engine = split_engine(experiment)
-        return f"isarcasm reproduce {base} {self.options}" + (" --engine exact" if engine == "exact" else "")
+        return f"isarcasm reproduce {experiment} {self.options}"
 
     @property
     def options(self) -> str:
@@ -90,8 +87,7 @@ class Element(NamedTuple):
 
 
 #: Results of one training element alone, joined to the ablation when present and reported by
-#: :func:`elements`: only elements that leave the test texts as published (``--test-texts authors-length-rules``
-#: scores another test set: a diagnostic, refused by :func:`_load`).  The batch order redrawn each epoch is ours
+#: :func:`elements`.  The batch order redrawn each epoch is ours
 #: (the authors' batches, like Keras' on TensorFlow, keep one order); batch 16, 100 epochs and dropout 0.5 are
 #: bin/best_riloff_ia_lstm.sh's values where the paper states its own.
 ELEMENTS = tuple(Element(label, changed) for label, changed in (
@@ -125,7 +121,7 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
     for key, _, suffix, rule in PROTOCOLS:
         if key in OPTIONAL:
             if (found := results.find(experiment + suffix)) is not None:
-                loaded[key] = _published(found)
+                loaded[key] = found
             continue
         result = localised(_load(results, experiment, suffix))
         loaded[key] = reselect(result, rule) if rule else result
@@ -159,22 +155,14 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
 
 
 def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
-    """The results ``<experiment><suffix>``; refused in one line when missing or scored on another test set
-    (``--test-texts``: a diagnostic, never set beside the paper or the published test set's results)."""
+    """The results ``<experiment><suffix>``; refused in one line when missing."""
     name = experiment + suffix
     found = results.find(name)
     if found is None:
         command = f"isarcasm reproduce {experiment}" + (" --protocol authors-code" if suffix == "-authors-code" else "")
         raise IsarcasmError(f"no results '{name}' in {results.folder}/: make them with `{command}` (reusing finished "
                             "runs)")
-    return _published(found)
-
-
-def _published(result: dict) -> dict:
-    """``result``, refused in one line where it is scored on another test set (``--test-texts``)."""
-    if other := other_test_set(result):
-        raise IsarcasmError(f"{other}: not compared with the paper")
-    return result
+    return found
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
@@ -267,10 +255,9 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
 
 
 def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
-    """The results of each of ``elements`` that ``results`` finds, by label (refused, as :func:`_load` refuses,
-    where one is scored on another test set)."""
+    """The results of each of ``elements`` that ``results`` finds, by label."""
     found = {element.label: results.find(element.results_name(experiment)) for element in elements}
-    return {label: _published(result) for label, result in found.items() if result is not None}
+    return {label: result for label, result in found.items() if result is not None}
 
 
 def _element_row(element: Element, experiment: str, result: dict | None, base: dict | None, key: tuple) -> dict:

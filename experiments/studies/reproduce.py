@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict
 
 from tqdm import tqdm
 
@@ -80,7 +79,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
         "source": experiment.source,
         "seeds": seeds,
         "shown_metrics": list(experiment.metrics),
-        "train": asdict(train),
+        "train": train.recorded_form(),
         "wall_seconds": round(time.time() - started, 1),
         "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
         **provenance.record(),

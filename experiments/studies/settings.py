@@ -138,7 +138,7 @@ class Settings:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
             if shipped and trained is not None and _trained(read_config(shipped).get("train")) != trained:
                 raise IsarcasmError(f"{result['experiment']}: the reference run {key_of(Path(run))} was trained with "
-                                    "other settings than this results file's runs (e.g. another --engine), so it "
+                                    "other settings than this results file's runs, so it "
                                     "cannot stand in for them; reproduce the experiment here to report on its runs")
             return str(shipped or run)
         return {**result, "cells": [{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell

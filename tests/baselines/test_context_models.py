@@ -96,9 +96,9 @@ def test_context_len_must_not_be_negative():
         context_config(context_len=-1)
 
 
-def test_the_fast_engine_keeps_every_column_of_a_context_aware_models_inputs():
+def test_training_keeps_every_column_of_a_context_aware_models_inputs():
     """Its encoders are built for max_len and context_len, so its batches are never cut to their longest text
-    (the fast engine's pieces and per-epoch record); a token-only model's are."""
+    (training's pieces and per-epoch record); a token-only model's are."""
     from baselines.batching import cut_inputs, predict_by_length
 
     assert cut_inputs(build_model("cnn", context_config())) == ()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from sklearn.model_selection import train_test_split
@@ -44,12 +44,14 @@ CLASS_RATIO = ("class-ratio", "class-ratio-once")
 #: The LSTMs' initial state: "zeros" (Keras', the paper's models) or "random" (the iSarcasm authors' code:
 #: uniform in ±0.01, drawn anew for every batch; baselines.config.ModelConfig.initial_state).
 INITIAL_STATES = ("zeros", "random")
-#: How a run's steps are computed (see :class:`baselines.batching.SplitBatches`).  "fast" (the default since
-#: 2026-11-28): each batch as length-sorted pieces cut to their longest text, one update per batch, validation
-#: scored once per epoch; benchmarks/same_distribution.py finds it gives the exact engine's distribution over
-#: seeds on Tables 6 and 7 (docs/results/speed.md#default).  "exact" (a named variant): Keras' batches padded to
-#: max_len and its own validation pass, the digits of every run committed before; its runs keep their hash.
-ENGINES = ("exact", "fast")
+#: The engine every run trains with: each batch computed as length-sorted pieces cut to their longest text, one
+#: update per batch, validation scored once per epoch (:class:`baselines.batching.SplitBatches`).  Its runs and
+#: results record it, so that they keep their hash and are told apart from the exact engine's, which record
+#: ``exact`` or, made before engines had a name, none (:func:`retired`).
+ENGINE = {"engine": "fast"}
+#: The last commit that has what left the suite: the exact engine (Keras' padded batches and validation pass)
+#: and the diagnostics that score another test set (``--test-texts``, ``report --padded-batches``).
+RETIRED_AT = "e853916"
 #: How the embedding rows of words without a pre-trained vector start: "normal" (a seeded normal draw with the
 #: vectors' standard deviation, :mod:`embeddings.matrix`) or "uniform" (U(-0.1, 0.1), the iSarcasm authors' code).
 OOV_INITS = ("normal", "uniform")
@@ -60,14 +62,6 @@ VOCABULARIES = ("train", "all-splits-drop")
 #: trains every epoch on one permutation: docs/protocol.md#shuffled-once; every committed run) or "each-epoch" (a new
 #: permutation every epoch, drawn from the run's seed: :func:`experiments.runs.one.training.fit_data`).
 BATCH_ORDERS = ("once", "each-epoch")
-#: Which test texts a run scores: "published" (the test split as published) or "authors-length-rules", a
-#: DIAGNOSTIC that scores another test set: the iSarcasm authors' length rules applied to the test texts too
-#: (:data:`AUTHORS_LENGTH_RULES`).  Its results are never compared with ours (:func:`other_test_set`).
-TEST_TEXTS = ("published", "authors-length-rules")
-#: The authors' length rules, for every split (sarcasm-cronos src/data_and_resources_acl.py:99-106, :331-341, :217):
-#: texts under ``min_tokens`` tokens dropped (their scripts' --min_doc_len 3, bin/run.sh:24) and the rest cut to
-#: their first ``max_tokens`` (--max_doc_len 40, bin/run.sh:25).
-AUTHORS_LENGTH_RULES = {"min_tokens": 3, "max_tokens": 40}
 #: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
 #: that the paper does not state, each also its own option: class-ratio batches
 #: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
@@ -158,11 +152,6 @@ class TrainConfig:
                                               "bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10; or 0.1, "
                                               "bin/run_riloff.sh:21, bin/run_me.sh:20; a named variant).",
                                               before=None, range=POSITIVE)
-    engine: str = _setting("fast", "fast: each batch computed as two length-sorted halves cut to their longest "
-                           "text, one update per batch, validation scored once per epoch (the default: about 1.1x "
-                           "faster, the same distribution over seeds on Tables 6 and 7, other digits); exact: "
-                           "Keras' padded batches and validation pass, the digits of the results committed before "
-                           "2026-11-28 (a named variant).", ENGINES, before="exact")
     oov_init: str = _setting("normal", "How words without a pre-trained vector start: normal (a seeded draw with the "
                              "vectors' standard deviation, the default) or uniform (U(-0.1, 0.1), seeded per run: the "
                              "iSarcasm authors' code, src/data_and_resources_acl.py:126; a named variant).", OOV_INITS,
@@ -202,12 +191,6 @@ class TrainConfig:
                                      "src/main.py:76-78), which their code applies after each branch and its dense "
                                      "layer, places our models do not have; a named variant.", before=None,
                                      range=Range(0, 1, high_open=True))
-    test_texts: str = _setting("published", "DIAGNOSTIC, scores another test set: published: the test split as "
-                               "published (every result compared with the paper's); authors-length-rules: the test "
-                               "texts under 3 tokens dropped and the rest cut to their first 40, as the iSarcasm "
-                               "authors' code does to every split (src/data_and_resources_acl.py:99-106, :331-341, "
-                               ":217, bin/run.sh:24-25); its results are stored apart and never compared with the "
-                               "published test set's.", TEST_TEXTS, before="published")
 
     def __post_init__(self):
         wrong = problems(self, flag)
@@ -217,13 +200,6 @@ class TrainConfig:
             raise IsarcasmError(f"--batch-order {self.batch_order} is for --batching shuffled; --batching {self.batching} "
                                 "draws and orders its own batches (see --batching)")
 
-    def require_published_test(self, use: str) -> None:
-        """Refuse, in one line, ``use`` (a ranking or comparison, said as "X ... on") of runs that score another
-        test set (``--test-texts``, a diagnostic)."""
-        if self.test_texts != "published":
-            raise IsarcasmError(f"--test-texts {self.test_texts} scores another test set (a diagnostic): {use} the "
-                                "published test split only")
-
     @classmethod
     def from_dict(cls, data: dict, source: str | Path, ignore_unknown: bool = False) -> "TrainConfig":
         """The settings of a file (an experiment's ``[train]`` table, a run's config.json), checked
@@ -232,9 +208,15 @@ class TrainConfig:
 
     @classmethod
     def recorded(cls, train: dict, source: str | Path) -> "TrainConfig":
-        """The settings a results file or a run's config.json records (``train``); one written before the fast
-        engine has no ``engine``: its runs are the exact engine's.  Keys of a newer version are ignored."""
-        return cls.from_dict({"engine": "exact", **train}, source, ignore_unknown=True)
+        """The settings a results file or a run's config.json records (``train``); keys of a newer version are
+        ignored.  Settings of what left the suite (:func:`retired`) are one line naming the commit that has it."""
+        if gone := retired(train):
+            raise IsarcasmError(rerun_at(f"{source}: {gone}", "the command that made it"))
+        return cls.from_dict(train, source, ignore_unknown=True)
+
+    def recorded_form(self) -> dict:
+        """Every setting as a results file records them: with the engine (:data:`ENGINE`)."""
+        return {**asdict(self), **ENGINE}
 
     def trained(self) -> "TrainConfig":
         """The settings of the training trajectory: ``tuned`` and ``grid`` are applied to the per-epoch
@@ -244,7 +226,8 @@ class TrainConfig:
     def identity(self) -> dict:
         """The settings that identify a run (its config.json and hash): every field except those
         added later that still hold the value runs had before them (``before`` of :func:`_setting`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.metadata["before"]}
+        settings = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.metadata["before"]}
+        return {**settings, **ENGINE}
 
     def variant(self, protocol: "TrainConfig | None" = None, trajectory: bool = False) -> str:
         """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);
@@ -273,17 +256,22 @@ class TrainConfig:
         return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
 
 
-def other_test_set(result: dict) -> str:
-    """'' for results scored on the published test split; else the one line saying that ``result`` (a results
-    file) scores another test set (``--test-texts``, or ``report --padded-batches``), which every comparison with
-    other results, the paper included, refuses or skips."""
-    texts = (result.get("train") or {}).get("test_texts", "published")
-    if result.get("padded_batches"):
-        return (f"'{result['experiment']}' scores another test set (validation and test padded with repeated texts, "
-                "report --padded-batches, a diagnostic)")
-    if texts == "published":
-        return ""
-    return f"'{result['experiment']}' scores another test set (--test-texts {texts}, a diagnostic)"
+def retired(train: dict) -> str:
+    """'' for training settings (a results file's or a run's ``train``) this suite trains with; else what left
+    the suite made them: the exact engine (a file that records settings but no engine was made before the fast
+    one), or a test set other than the published one (``--test-texts``, a diagnostic)."""
+    if train and train.get("engine", "exact") != ENGINE["engine"]:
+        return f"trained by the {train.get('engine', 'exact')} engine"
+    if train.get("test_texts", "published") != "published":
+        return f"scored on another test set (--test-texts {train['test_texts']}, a diagnostic)"
+    return ""
+
+
+def rerun_at(what: str, command: str) -> str:
+    """The one line for ``what``, made by something that left the suite: the commit that still has it
+    (:data:`RETIRED_AT`) and ``command`` (in words, or a command in backticks) to run there."""
+    return (f"{what}, which left the suite; commit {RETIRED_AT} is the last that has it: run {command} there "
+            f"(`git checkout {RETIRED_AT}`)")
 
 
 def flag(setting) -> str:
@@ -305,17 +293,6 @@ def authors_lines(name: str, value) -> str:
     parts = help_text.split(";")
     chosen = [part for part in parts if named.search(_CITATION.sub("", part))] or parts
     return ", ".join(citation for part in chosen for citation in _CITATION.findall(part))
-
-
-#: How a name marks the exact engine's runs and results (the fast engine, the default, is unmarked; see
-#: :meth:`TrainConfig.variant`).
-ENGINE_EXACT = re.compile(r"-engine-exact(?=-|$)")
-
-
-def split_engine(name: str) -> tuple[str, str]:
-    """``name`` without its engine mark, and the engine the mark names: ``table7-engine-exact`` gives
-    (``table7``, ``exact``), ``table7`` (``table7``, ``fast``)."""
-    return ENGINE_EXACT.sub("", name), "exact" if ENGINE_EXACT.search(name) else "fast"
 
 
 def experiment_name(base: str, config: TrainConfig, protocol: TrainConfig | None = None,

@@ -254,10 +254,9 @@ def config_hash(config: dict) -> str:
 
 
 #: What a run's config.json records beside the configuration its hash covers: the hash, what training found
-#: (the model's shape, the label names, the inputs, the test texts a diagnostic scored, the folder it was written
-#: to) and :func:`record`'s provenance.
-RECORDED_BESIDE = ("config_hash", "test_scored", "experiment_dir", "model_config", "label_names", "inputs",
-                   "git_commit", "versions", "machine", "command", "sweep")
+#: (the model's shape, the label names, the inputs, the folder it was written to) and :func:`record`'s provenance.
+RECORDED_BESIDE = ("config_hash", "experiment_dir", "model_config", "label_names", "inputs", "git_commit", "versions",
+                   "machine", "command", "sweep")
 
 
 def recorded_config_hash(config: dict) -> str:

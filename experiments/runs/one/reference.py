@@ -109,8 +109,9 @@ def split_checksum(dataset: Dataset, records: list) -> dict:
 
 def spec_of(config: dict) -> RunSpec:
     """The run a config.json describes."""
-    return RunSpec(config["corpus"], config["model"], int(config["seed"]), TrainConfig(**config["train"]),
-                   config.get("fold"), PreprocessConfig(**config["preprocess"]))
+    train = TrainConfig.recorded(config["train"], f"run {config.get('experiment_dir', config.get('config_hash'))}")
+    return RunSpec(config["corpus"], config["model"], int(config["seed"]), train, config.get("fold"),
+                   PreprocessConfig(**config["preprocess"]))
 
 
 def shipped_count(directories: Iterable) -> int:

@@ -1,9 +1,11 @@
 """Model selection on validation data, in Keras terms.
 
-The validation F1 is logged by Keras as ``val_f1`` after every epoch and
-:class:`KeepBestEpoch` keeps the weights of the best epoch.  Keras' F1Score
-with ``threshold=None`` takes the arg-max class, which for a 2-way softmax is
-the same as P(sarcastic) >= 0.5, so it matches scikit-learn's F1 at 0.5.
+:class:`EpochRecorder` records every epoch's validation and test probabilities, logs the validation
+scores Keras' own validation pass would (:class:`ValidationLogs`), and keeps the weights of the epoch
+each selection rule chooses so far, by the rules' one function
+(:func:`~experiments.runs.one.trajectory.choose`).  :func:`selection_metric` is the same F1 in Keras,
+logged on the training batches: Keras' F1Score with ``threshold=None`` takes the arg-max class, which for a
+2-way softmax is the same as P(sarcastic) >= 0.5, so it matches scikit-learn's F1 at 0.5.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-from baselines.batching import predict_rows
+from baselines.batching import predict_by_length
 from baselines.config import MAIN_OUTPUT, main_output
 from experiments.runs.one.metrics import NonFinite, main_metric_for, require_finite
 from experiments.runs.one.trajectory import Trajectory, choose, validation_f1
@@ -66,23 +68,9 @@ class StopOnNonFinite(keras.callbacks.Callback):
             raise NonFinite(f"non-finite weights after epoch {epoch + 1}")
 
 
-class KeepBestEpoch(keras.callbacks.Callback):
-    """Keeps the weights of the epoch with the best ``val_f1`` (the first such epoch on ties)."""
-
-    def __init__(self, monitor: str = "val_f1"):
-        super().__init__()
-        self.monitor = monitor
-        self.best, self.epoch, self.weights = -np.inf, 0, None
-
-    def on_epoch_end(self, epoch, logs=None):
-        value = float((logs or {})[self.monitor])
-        if value > self.best:
-            self.best, self.epoch, self.weights = value, epoch + 1, self.model.get_weights()
-
-
 @dataclass(frozen=True)
 class ValidationLogs:
-    """What the fast engine logs after each epoch in place of Keras' validation pass, computed from the
+    """What a run logs after each epoch in place of Keras' validation pass, computed from the
     record's one prediction of the validation split: ``monitor`` (the selection F1, as Keras' metric
     computes it: the arg-max class, 0.5 for multi-label) and ``val_loss`` (the compiled losses: each
     head's cross-entropy, summed over heads; a multi-task model's heads each as ``val_<head>_loss`` too).  ``targets`` are the validation targets as fit() gets
@@ -115,18 +103,17 @@ def _cross_entropy(targets: np.ndarray, probabilities: np.ndarray, binary: bool)
 class EpochRecorder(keras.callbacks.Callback):
     """Records, after every epoch, the class probabilities of the validation and test splits (the
     run's per-epoch record, :mod:`experiments.runs.one.trajectory`), and keeps the weights of the epoch
-    each rule in ``keep`` chooses so far (the choice reads the validation arrays only).
+    each rule in ``keep`` chooses so far (:func:`~experiments.runs.one.trajectory.choose`, which reads the
+    validation arrays only).
 
-    The test split is predicted for the record alone: no choice here or in any rule reads it.  With
-    ``logs`` (the fast engine) the splits are predicted on length-sorted batches cut to their
-    longest text (the same probabilities, fewer steps) and the validation scores that Keras' own
-    validation pass would log are derived from the record's prediction (:class:`ValidationLogs`),
-    so validation is predicted once per epoch, not twice; list the recorder before the callbacks
-    that read them.
+    The test split is predicted for the record alone: no choice here or in any rule reads it.  The splits
+    are predicted on length-sorted batches cut to their longest text (the same probabilities, fewer
+    steps), and the validation scores that Keras' own validation pass would log are derived from the
+    record's prediction (``logs``, :class:`ValidationLogs`), so validation is predicted once per epoch.
     """
 
-    def __init__(self, inputs: dict, gold: dict, keep: tuple[str, ...] = (), threshold: float = 0.5,
-                 select_on: str = "default", logs: ValidationLogs | None = None):
+    def __init__(self, inputs: dict, gold: dict, logs: ValidationLogs, keep: tuple[str, ...] = ("best",),
+                 threshold: float = 0.5, select_on: str = "default"):
         super().__init__()
         self.inputs, self.gold, self.keep = inputs, gold, keep
         self.threshold, self.select_on, self.logs = threshold, select_on, logs
@@ -136,9 +123,9 @@ class EpochRecorder(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         for split, values in self.probabilities.items():
-            outputs = predict_rows(self.model, self.inputs[split], by_length=self.logs is not None)
+            outputs = predict_by_length(self.model, self.inputs[split])
             values.append(require_finite(main_output(outputs), f"{split} probabilities in epoch {epoch + 1}"))
-            if self.logs and split == "validation" and logs is not None:
+            if split == "validation" and logs is not None:
                 logs.update(self.logs.of(outputs, self.gold["validation"]))
         for rule in self.keep:
             chosen = choose(rule, np.stack(self.probabilities["validation"]), self.gold["validation"],

@@ -618,7 +618,7 @@ def _one_row_per_test_text(path: Path, rows: int) -> None:
     report may score rows that are no text."""
     try:
         config = load_json(path.parent / CONFIG)
-        expected = config.get("test_scored", config["splits"]["test"])  # fewer under a --test-texts diagnostic
+        expected = config["splits"]["test"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return  # no config.json with the test size beside it (an evaluation's file): nothing to compare
     if rows != expected:

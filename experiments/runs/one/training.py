@@ -7,7 +7,7 @@ call it, so every number in the suite is obtained the same way.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
@@ -22,8 +22,7 @@ from experiments.runs.console import chatty
 from experiments.runs.one.footprint import RunMeter, texts_per_second, timed
 from experiments.runs.one.inputs import FitTexts, ModelInputs
 from experiments.runs.one.metrics import NonFinite, best_threshold, score
-from experiments.runs.one.protocol import (
-    AUTHORS_LENGTH_RULES, CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits)
+from experiments.runs.one.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.one.store import (
     CONFIG,
@@ -102,9 +101,9 @@ def modified_files(dataset_name: str, checksums: dict[str, str]) -> list[str]:
     return [f.path for f in CORPORA.get(dataset_name).files if checksums.get(Path(f.path).name, f.sha256) != f.sha256]
 
 
-#: The fast engine's revision, part of its runs' identity so that runs of an earlier one are never reused:
-#: 2 since its batches are drawn as the exact engine's (once per run on TensorFlow) and fit() keeps a batch's
-#: pieces together (docs/protocol.md#shuffled-once); 1 (no key) before, with PieceAdam or without.
+#: The engine's revision (:data:`~experiments.runs.one.protocol.ENGINE`), part of its runs' identity so that runs
+#: of an earlier one are never reused: 2 since its shuffled batches are drawn as Keras draws them (once per run on
+#: TensorFlow) and fit() keeps a batch's pieces together (docs/protocol.md#shuffled-once); 1 (no key) before.
 FAST_ENGINE_REVISION = 2
 
 
@@ -128,8 +127,7 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
         **plugin,
         # Another backend gives other numbers: never reuse a TensorFlow run for it (TensorFlow runs keep their hash).
         **({"keras_backend": backend} if backend else {}),
-        # Nor a run of an earlier fast engine (exact runs keep their hash).
-        **({"fast_engine_revision": FAST_ENGINE_REVISION} if train.engine == "fast" else {}),
+        "fast_engine_revision": FAST_ENGINE_REVISION,  # nor a run of an earlier revision
         **lexicon,
         **({"aux_tasks": {task: list(classes) for task, classes in aux.items()}} if aux else {}),
         "corpus": dataset.name,
@@ -147,31 +145,14 @@ def run_config(run: RunSpec, dataset: Dataset, splits: Splits, data_sha256: dict
 def expected_hash(run: RunSpec, dataset: Dataset, data_dir: Path) -> str:
     """The configuration hash :func:`train_run` gives this run: the same wherever the run is
     stored, so a study can find a finished run without training it."""
-    return provenance.config_hash(run_config(run, dataset, published_splits(run, dataset),
+    return provenance.config_hash(run_config(run, dataset, run_splits(run, dataset),
                                              data_checksums(dataset.name, data_dir, run.train)))
 
 
-def published_splits(run: RunSpec, dataset: Dataset) -> Splits:
-    """The run's splits as the corpus gives them (:func:`make_splits`): what its configuration records and
-    its hash covers (a rule that scores fewer test texts is in its training settings, ``test_texts``)."""
+def run_splits(run: RunSpec, dataset: Dataset) -> Splits:
+    """The run's splits as the corpus gives them (:func:`make_splits`): what it learns from and is scored on."""
     train = run.train
     return make_splits(dataset, run.seed, train.validation_fraction, train.max_train, run.fold)
-
-
-def scored_splits(run: RunSpec, dataset: Dataset, splits: Splits) -> Splits:
-    """The splits ``run`` learns from and is scored on: ``splits``, or under ``--test-texts
-    authors-length-rules``, a DIAGNOSTIC that scores another test set, only the test texts of at least the
-    authors' 3 tokens (counted in this project's tokens); :func:`_inputs` cuts them to 40."""
-    train = run.train
-    if train.test_texts == "published":
-        return splits
-    least = AUTHORS_LENGTH_RULES["min_tokens"]
-    lengths = token_counts(splits.test, run.preprocessing(dataset))
-    kept = [record for record, length in zip(splits.test, lengths) if length >= least]
-    if not kept:
-        raise IsarcasmError(f"--test-texts {train.test_texts} drops every test text of '{dataset.name}' (none has "
-                            f"{least} tokens)")
-    return replace(splits, test=kept)
 
 
 def token_counts(records: list[Record], preprocess: PreprocessConfig) -> list[int]:
@@ -262,11 +243,10 @@ def _plan(run: RunSpec, dataset: Dataset, data_dir: Path, resources: Resources |
     from baselines.registry import MODELS  # with installed plugins: imported where used
 
     spec, train = MODELS.get(run.model), run.train
-    published = published_splits(run, dataset)
-    splits = scored_splits(run, dataset, published)
+    splits = run_splits(run, dataset)
     dataset.check_learnable(splits.train, splits.validation)
     checksums = resources.data_sha256 if resources else data_checksums(dataset.name, data_dir, train)
-    config = run_config(run, dataset, published, checksums)
+    config = run_config(run, dataset, splits, checksums)
     changed = modified_files(dataset.name, config["data_sha256"])
     if changed:
         logging.getLogger(__name__).warning(
@@ -344,7 +324,8 @@ def _inputs(plan: _Plan) -> _Data:
     if aux and train.class_weight != "none":
         raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
-    x = {name: inputs.build(texts[name], contexts[name], _first_tokens(train, name)) for name in parts}
+    x = {name: inputs.build(texts[name], contexts[name], train.cut_train_tokens if name == "train" else None)
+         for name in parts}
     y = {name: targets(dataset, records) for name, records in parts.items()}
     y_fit = y
     if aux:  # multi-task (Wu et al. 2018): the label plus one softmax per auxiliary task, equal loss weights
@@ -369,15 +350,6 @@ def _long_enough(plan: _Plan) -> list[Record]:
                             f"longest has {max(lengths)} tokens); lower it")
     plan.dataset.check_learnable(kept, plan.splits.validation)
     return kept
-
-
-def _first_tokens(train: TrainConfig, split: str) -> int | None:
-    """How many first tokens of each text of ``split`` the model reads: all (None), the first
-    ``--cut-train-tokens`` of training texts, or the authors' 40 of test texts under ``--test-texts
-    authors-length-rules`` (a diagnostic: validation texts are never cut)."""
-    if split == "train":
-        return train.cut_train_tokens
-    return AUTHORS_LENGTH_RULES["max_tokens"] if split == "test" and train.test_texts != "published" else None
 
 
 @dataclass
@@ -443,13 +415,13 @@ class _Fitted:
     other_weights: dict
 
 
-#: The fast engine's pieces per batch (see :class:`baselines.batching.SplitBatches`; measured in
-#: benchmarks/fast_engine.py and docs/results/speed.md).
+#: The pieces a training batch is computed in (see :class:`baselines.batching.SplitBatches`; measured in
+#: docs/results/speed.md).
 PIECES = 2
 
 
 def training_optimizer(train: TrainConfig, batch: int, classes: int, inputs: dict):
-    """Adam, making one update per batch: over the fast engine's pieces on TensorFlow,
+    """Adam, making one update per batch: over the batch's pieces on TensorFlow,
     :class:`~baselines.optimizers.PieceAdam` (the word vectors' gradient stays slice by slice, as
     the padded batch's is), its buffers sized for the largest batch the run's batching can draw
     (:func:`~baselines.batching.largest_batch`); on JAX and torch, whose gradients are dense either way,
@@ -470,41 +442,36 @@ def training_optimizer(train: TrainConfig, batch: int, classes: int, inputs: dic
 
 
 def _pieces(train: TrainConfig) -> int:
-    """Length-sorted pieces a training batch is computed in: 1 for the exact engine and for bucket
-    batches (already cut to their length)."""
-    return PIECES if train.engine == "fast" and train.batching != "bucket" else 1
+    """Length-sorted pieces a training batch is computed in: 1 for bucket batches (already cut to their length)."""
+    return PIECES if train.batching != "bucket" else 1
 
 
 def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard_dir: Path | None) -> _Fitted:
     """Fit for ``train.epochs`` and keep the selected epoch's weights.  The validation and test
-    probabilities of every epoch are recorded; only the validation ones choose anything."""
+    probabilities of every epoch are recorded; only the validation ones choose anything, by the same
+    function that applies a rule to a finished run's record (:func:`~experiments.runs.one.trajectory.choose`)."""
     import keras  # loads TensorFlow: only when a model is needed
 
     from baselines.batching import cut_inputs
     from baselines.config import MAIN_OUTPUT  # with installed plugins: imported where used
-    from experiments.runs.one.selection import EpochRecorder, KeepBestEpoch, StopOnNonFinite, ValidationLogs
+    from experiments.runs.one.selection import EpochRecorder, StopOnNonFinite, ValidationLogs
 
-    train, fast = plan.train, plan.train.engine == "fast"
-    keeper = KeepBestEpoch(f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1")
-    select_on, multi_label = train.select_on, plan.dataset.multi_label
+    train, multi_label = plan.train, plan.dataset.multi_label
+    monitor = f"val_{MAIN_OUTPUT}_f1" if data.aux else "val_f1"
     recorder = EpochRecorder({name: data.x[name] for name in ("validation", "test")},
                              {name: data.y[name] for name in ("validation", "test")},
-                             keep=("grid",) if plan.dataset.is_binary else (), threshold=train.threshold,
-                             select_on=select_on,
-                             logs=ValidationLogs(keeper.monitor, data.y_fit["validation"], multi_label, select_on)
-                             if fast else None)
-    # The fast engine's recorder logs what the keeper reads; the exact engine keeps the order of its runs.
-    callbacks = [StopOnNonFinite(), *((recorder, keeper) if fast else (keeper, recorder))]
+                             ValidationLogs(monitor, data.y_fit["validation"], multi_label, train.select_on),
+                             keep=("best", "grid") if plan.dataset.is_binary else ("best",),
+                             threshold=train.threshold, select_on=train.select_on)
+    callbacks = [StopOnNonFinite(), recorder]
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     if train.batching in CLASS_RATIO and multi_label:
         raise IsarcasmError(f"--batching {train.batching} keeps one label's class ratio; '{plan.dataset.name}' is "
                             "multi-label")
-    fit = dict(epochs=train.epochs, callbacks=callbacks, verbose=verbose)
-    if not fast:  # Keras' own validation pass logs val_f1
-        fit["validation_data"] = (data.x["validation"], data.y_fit["validation"])
-    history = network.fit(**fit_data(plan, data, cut_inputs(network)), **fit)
-    kept = {"best": (keeper.weights, keeper.epoch), "last": (network.get_weights(), train.epochs),
+    history = network.fit(**fit_data(plan, data, cut_inputs(network)), epochs=train.epochs, callbacks=callbacks,
+                          verbose=verbose)
+    kept = {"last": (network.get_weights(), train.epochs),
             **{rule: (recorder.weights[rule], recorder.epochs[rule]) for rule in recorder.keep}}
     own = "best" if train.selection == "tuned" else train.selection  # tuned: best's epoch, another threshold
     network.set_weights(kept[own][0])
@@ -515,16 +482,12 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
 def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> dict:
     """What fit() trains on (its ``x``, ``y``, ``batch_size``, ``shuffle``, ``class_weight``).
 
-    The exact engine: Keras' shuffled batches of the arrays, or :class:`~baselines.batching.PaddedBatches`,
-    whose order fit() shuffles every epoch.  On TensorFlow, after the run's seeding, Keras' shuffled
-    batches are one permutation, the same batches in the same order every epoch (its seeded shuffle
-    starts again with each epoch's pass over the data; JAX and torch draw a new one every epoch), so
-    ``--batch-order each-epoch`` draws them itself, a new permutation every epoch on every backend.  The
-    fast engine's :class:`~baselines.batching.SplitBatches` give the same kind of batches (:func:`_draw`)
-    in their own order: fit() must not shuffle them, a batch's pieces being consecutive steps of one
-    update; ``cut``: the inputs its pieces are cut in (:func:`~baselines.batching.cut_inputs`; default: every
-    sequence input).  Class weights are fit()'s, or for the fast engine its pieces' row weights."""
-    from baselines.batching import LengthBuckets, PaddedBatches, SplitBatches  # loads TensorFlow: only to train
+    :class:`~baselines.batching.SplitBatches` (each batch computed as length-sorted pieces, :func:`_draw`
+    gives the batches) in their own order: fit() must not shuffle them, a batch's pieces being consecutive
+    steps of one update; ``cut``: the inputs its pieces are cut in (:func:`~baselines.batching.cut_inputs`;
+    default: every sequence input), their class weights the pieces' row weights.  ``--batching bucket``:
+    :class:`~baselines.batching.LengthBuckets`, with fit()'s class weights."""
+    from baselines.batching import LengthBuckets, SplitBatches  # loads TensorFlow: only to train
 
     train, x, y = plan.train, data.x["train"], data.y_fit["train"]
     labels = data.y["train"].argmax(axis=1)
@@ -532,10 +495,6 @@ def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> di
     if train.batching == "bucket":
         return dict(x=LengthBuckets(x, y, train.batch_size, plan.seed), class_weight=weights)
     draw = _draw(train, labels, data.corpus_order)
-    if train.engine == "exact" and train.batching == "shuffled" and train.batch_order == "once":
-        return dict(x=x, y=y, batch_size=train.batch_size, shuffle=True, class_weight=weights)
-    if train.engine == "exact":
-        return dict(x=PaddedBatches(x, y, draw, plan.seed), class_weight=weights)
     row_weights = None if weights is None else np.asarray([weights[label] for label in labels], "float32")
     batches = SplitBatches(x, y, draw, _pieces(train), plan.seed, row_weights)
     if cut is not None:  # else SplitBatches' default, every sequence input
@@ -545,39 +504,40 @@ def fit_data(plan: _Plan, data: _Data, cut: tuple[str, ...] | None = None) -> di
 
 def _draw(train: TrainConfig, labels: np.ndarray, order: np.ndarray):
     """Each epoch's batches, as ``draw(rng)`` gives their rows (see :mod:`baselines.batching`); ``order``:
-    each training text's position in the corpus.  ``shuffled`` batches (the fast engine's, or either engine's
-    under ``--batch-order each-epoch``) are drawn as Keras draws the exact engine's (:func:`fit_data`): once on
-    TensorFlow, every epoch on the other backends, or every epoch under ``each-epoch``; the fast engine's
-    class-ratio batches come in a new order every epoch, as fit() puts the exact engine's."""
+    each training text's position in the corpus.  ``shuffled`` batches are drawn as Keras' seeded
+    ``fit(shuffle=True)`` draws them: on TensorFlow one permutation, the same batches in the same order every
+    epoch (its seeded shuffle starts again with each epoch's pass over the data), on the other backends a new
+    one every epoch, and every epoch on every backend under ``--batch-order each-epoch``; class-ratio batches
+    come in a new order every epoch, as fit() would put them (docs/protocol.md#shuffled-once)."""
     import keras  # loads TensorFlow: only when a model is trained
 
     from baselines.batching import (
         batches_per_epoch, class_ratio_once_rows, class_ratio_rows, formed_once, in_new_order, shuffled_rows)
 
-    if train.batching == "shuffled":  # the fast engine's, or a new order every epoch
+    if train.batching == "shuffled":
         draw = partial(shuffled_rows, size=len(labels), batch_size=train.batch_size)
         return formed_once(draw) if keras.backend.backend() == "tensorflow" and train.batch_order == "once" else draw
     if train.batching == "class-ratio":
         draw = partial(class_ratio_rows, labels=labels, count=batches_per_epoch(len(labels), train.batch_size))
     else:
         draw = formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=train.batch_size))
-    return draw if train.engine == "exact" else in_new_order(draw)
+    return in_new_order(draw)
 
 
 def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _Fitted, meter: RunMeter) -> dict:
     """Score validation and test (selection is finished: the test split is used from here on, for
     reporting only) and write the run's files, metrics.json last."""
     from baselines import main_output  # with installed plugins: imported where used
-    from baselines.batching import predict_rows
+    from baselines.batching import predict_by_length
 
     dataset, train, multi_label, network = plan.dataset, plan.train, plan.dataset.multi_label, built.network
     trajectory = fitted.recorder.trajectory()
     threshold = train.threshold
     if train.selection in THRESHOLD_RULES:  # the rule's threshold, chosen on validation data
         threshold = choose_in(trajectory, train.selection, train.threshold, train.select_on).threshold
-    by_length = train.engine == "fast"  # each engine predicts as its per-epoch record did
-    probabilities = {"validation": main_output(predict_rows(network, data.x["validation"], by_length))}
-    test, test_seconds = timed(lambda: predict_rows(network, data.x["test"], by_length))
+    # predicted as the per-epoch record was
+    probabilities = {"validation": main_output(predict_by_length(network, data.x["validation"]))}
+    test, test_seconds = timed(lambda: predict_by_length(network, data.x["test"]))
     probabilities["test"] = main_output(test)
     metrics = {
         "config_hash": plan.config_hash,
@@ -604,7 +564,6 @@ def _write(plan: _Plan, writer: RunWriter, data: _Data, built: _Built, fitted: _
     full_config = {
         **plan.config,
         "config_hash": plan.config_hash,
-        **({"test_scored": len(plan.splits.test)} if plan.train.test_texts != "published" else {}),
         "experiment_dir": str(writer.directory),
         "model_config": asdict(built.model_config),
         "label_names": list(dataset.label_names),

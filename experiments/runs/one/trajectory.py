@@ -6,7 +6,10 @@ Every selection rule chooses an epoch and a decision threshold from the
 **validation** arrays alone (:func:`choose` is never given the test split);
 the test arrays only score the choice.  So one training trajectory serves
 every rule, a rule added later is scored from the record without retraining,
-and the test-label flip test can check all rules at once.
+and the test-label flip test can check all rules at once.  :func:`choose` is the
+one place a rule is applied: training keeps the weights of the epoch it chooses
+(:class:`~experiments.runs.one.selection.EpochRecorder`), and a study's summary
+and ``report --selection`` apply it to finished runs' records (:func:`run_under`).
 
 The rules:
 
@@ -111,7 +114,8 @@ def grid_threshold(gold: np.ndarray, positive: np.ndarray) -> tuple[float, float
 
 def choose(rule: str, validation: np.ndarray, validation_gold: np.ndarray, threshold: float = 0.5,
            select_on: str = "default") -> Choice:
-    """The epoch and threshold ``rule`` picks from per-epoch **validation** probabilities alone."""
+    """The epoch and threshold ``rule`` picks from per-epoch **validation** probabilities alone: the one
+    function that applies a selection rule, while a run trains and to a finished run's record."""
     check_rule(rule)
     epochs = len(validation)
     if epochs == 0:
@@ -127,10 +131,6 @@ def choose(rule: str, validation: np.ndarray, validation_gold: np.ndarray, thres
         per_epoch = [grid_threshold(gold, probabilities[:, 1]) for probabilities in validation]
         epoch = int(np.argmax([f1 for _, f1 in per_epoch]))  # the first epoch on ties (the authors' strict >)
         return Choice(rule, epoch + 1, per_epoch[epoch][0])
-    # Keras' selection metric takes the arg-max class, which for two classes is P(sarcastic) >= 0.5 (up to an
-    # exact tie), so "best" picks the epoch KeepBestEpoch kept: its weights are the run's model.keras.  Except
-    # under the exact engine, whose Keras F1 (float32) can split two epochs of exactly equal F1 that this float64
-    # score keeps tied and gives to the first (docs/protocol.md, below the rules).
     scores = [validation_f1(validation_gold, probabilities, 0.5, select_on) for probabilities in validation]
     epoch = int(np.argmax(scores)) + 1
     if rule == "tuned":
@@ -156,45 +156,12 @@ def scored(trajectory: Trajectory, choice: Choice) -> dict:
     }
 
 
-def padded_rows(rows: int, batch_size: int, rng: np.random.RandomState) -> np.ndarray:
-    """The rows of a split of ``rows`` texts as the iSarcasm authors' code scores it: every row once, then
-    ``batch_size - rows % batch_size`` more (a whole batch more when ``rows`` divides evenly, as theirs does),
-    the first rows of a random permutation, so no text is repeated twice (sarcasm-cronos
-    src/data_and_resources_acl.py:284, ``batch_data``, called on validation and test in :383-384; every row,
-    repeats included, is scored: src/main.py ``run_valid_epoch``)."""
-    fill = batch_size - rows % batch_size
-    if fill > rows:  # their permutation cannot fill the batch, and their code stops at its assert
-        raise IsarcasmError(f"a split of {rows} texts cannot be padded to a whole batch of {batch_size} as the "
-                            "authors' code pads it (each text repeated at most once): --padded-batches is for "
-                            "splits of at least a batch")
-    return np.concatenate([np.arange(rows), rng.permutation(rows)[:fill]])
-
-
-def padded(trajectory: Trajectory, batch_size: int, seed: int) -> Trajectory:
-    """``trajectory`` with its validation and test splits padded with repeated texts to whole batches
-    (:func:`padded_rows`), a DIAGNOSTIC that scores other texts than the published splits.  The repeats are
-    drawn from the run's ``seed``, validation first: the authors drew theirs from the one RandomState(9876)
-    that had already drawn their training batches, a draw no other code can repeat."""
-    rng = np.random.RandomState(seed)
-    validation = padded_rows(len(trajectory.validation_gold), batch_size, rng)
-    test = padded_rows(len(trajectory.test_gold), batch_size, rng)
-    return Trajectory(trajectory.validation[:, validation], trajectory.test[:, test],
-                      trajectory.validation_gold[validation], trajectory.test_gold[test])
-
-
-def run_under(directory: Path, rule: str, padded_batches: bool = False) -> tuple[dict, Predictions]:
+def run_under(directory: Path, rule: str) -> tuple[dict, Predictions]:
     """A finished run's metrics (metrics.json's shape) and test predictions under ``rule``, from its
-    record, with the threshold and validation metric it was trained with; with ``padded_batches``, chosen
-    and scored on both splits padded as the authors' code pads them (:func:`padded`, a diagnostic)."""
+    record, with the threshold and validation metric it was trained with."""
     check_rule(rule)
     record = load_record(Path(directory) / EPOCHS)
-    config = read_config(Path(directory))
-    train = config.get("train", {})
-    if padded_batches:
-        if "batch_size" not in train:
-            raise IsarcasmError(f"{directory}: the run records no batch size (an entrant without batches): "
-                                "--padded-batches pads the splits of the classic models' runs")
-        record = padded(record, int(train["batch_size"]), int(config["seed"]))
+    train = read_config(Path(directory)).get("train", {})
     choice = choose_in(record, rule, float(train.get("threshold", 0.5)), train.get("select_on", "default"))
     metrics = {**scored(record, choice), "train_seconds": read_metrics(Path(directory)).get("train_seconds", 0)}
     test = Predictions(Path(directory) / EPOCHS, [], record.test_gold.argmax(axis=1), record.test[choice.epoch - 1])

@@ -113,9 +113,9 @@ def test_a_file_without_reference_rows_gets_the_constant_floors_from_its_test_la
         leaderboard_markdown(board))
 
 
-def test_a_single_committed_entrant_gets_its_benchmark_reports_ranks_and_p_values():
-    entries, _ = benchmark_entries(COMMITTED, None)
-    assert {e.model for e in entries} >= {"bigru", "tfidf-lr", "wordpiece-bert"}
+def test_a_single_committed_entrant_gets_its_benchmark_reports_ranks_and_p_values(tmp_path):
+    entries, _ = benchmark_entries(tmp_path / "no-results", COMMITTED)
+    assert {e.model for e in entries} >= {"tfidf-lr"}
     for one in entries:
         board = leaderboard([one])
         recorded = {(c["experiment"], c["cell"]): c for c in one.result["cells"]}
@@ -280,3 +280,21 @@ def test_the_page_renders_in_headless_chromium_with_the_jsons_numbers(benchmarke
                          timeout=120).stdout
     means = [float(mean.split()[0]) for _, mean, _, _ in _summary_numbers(_parsed(dom).tables[0])]
     assert means == sorted(round(row["mean"], 3) for _, row in _entrants(board)) and means[0] < means[-1]
+
+
+def test_a_committed_benchmark_of_the_exact_engine_is_left_out_with_a_line_and_a_users_is_refused(tmp_path):
+    from experiments.reports.results import RetiredResults
+
+    committed, mine = tmp_path / "committed", tmp_path / "mine"
+    committed.mkdir(), mine.mkdir()
+    fast = json.loads((COMMITTED / "benchmark-tfidf-lr.json").read_text(encoding="utf-8"))
+    exact = {**fast, "model": "bigru", "train": {k: v for k, v in fast["train"].items() if k != "engine"}}
+    (committed / "benchmark-tfidf-lr.json").write_text(json.dumps(fast))
+    (committed / "benchmark-bigru.json").write_text(json.dumps(exact))  # made before engines had names
+    entries, left_out = benchmark_entries(mine, committed)
+    assert [e.model for e in entries] == ["tfidf-lr"]
+    assert len(left_out) == 1 and left_out[0].startswith("benchmark-bigru.json: left out (")
+    assert "trained by the exact engine, which left the suite; commit e853916" in left_out[0]
+    (mine / "benchmark-bigru.json").write_text(json.dumps(exact))
+    with pytest.raises(RetiredResults, match="trained by the exact engine"):
+        benchmark_entries(mine, committed)

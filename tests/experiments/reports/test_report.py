@@ -1,11 +1,9 @@
 """Report formatting: like-for-like rows, deltas, flags, variants."""
-import csv
-import io
 
 import pytest
 from markdown_tables import cells, tables, unpadded
 
-from experiments.reports.table import comparison_markdown, markdown_report, results_csv
+from experiments.reports.table import comparison_markdown, markdown_report
 from experiments.studies.experiment import Cell, Reference
 from experiments.runs.one.metrics import per_class_scores
 from experiments.studies.reproduce import aggregate
@@ -205,31 +203,6 @@ def test_every_table_of_a_report_parses_as_a_markdown_table_with_its_columns_and
     assert per_class.rows[0] == ["corpus", "model", "class", "support", "precision", "recall", "F1"]
     assert per_class.rows[2] == ["riloff", "lstm", "sarcastic", "4", "0.600 ± 0.000", "1.000 ± 0.000",
                                  "0.800 ± 0.000"]
-
-
-def test_results_on_another_test_set_are_never_set_beside_the_paper_and_their_report_says_so(tmp_path):
-    from experiments.reports.fidelity import protocol_note
-
-    published = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
-    diagnostic = {**published, "experiment": "t-test-texts-authors-length-rules",
-                  "train": {"test_texts": "authors-length-rules"}}
-    for base, other in ((published, diagnostic), (diagnostic, published)):  # paired, said to be a diagnostic
-        text = comparison_markdown(base, other)
-        assert ("**A diagnostic:** 't-test-texts-authors-length-rules' scores another test set (--test-texts "
-                "authors-length-rules, a diagnostic): Δ is what its other test texts weigh") in text
-        assert tables(text)[0].rows[1][5] == "+0.000"
-    assert "A diagnostic" not in comparison_markdown(published, published)
-    report = markdown_report(diagnostic)
-    assert "**A diagnostic:** 't-test-texts-authors-length-rules' scores another test set" in report
-    assert tables(report)[0].rows[0] == ["corpus", "model", "metric", "ours (mean ± std)"]
-    assert "0.33" not in report and "0.33" in markdown_report(published)  # the paper's side never beside it
-    assert "Source of reference numbers" not in report and "Source of reference numbers" in markdown_report(published)
-    reference_columns = [[row[6:] for row in csv.reader(io.StringIO(results_csv(r)))][1:] for r in (diagnostic, published)]
-    assert {tuple(c) for c in reference_columns[0]} == {("", "")} and ["", "0.33"] in reference_columns[1]
-    assert protocol_note(diagnostic, tmp_path) == (
-        "'t-test-texts-authors-length-rules' scores another test set (--test-texts authors-length-rules, a "
-        "diagnostic): never set beside the paper; beside results on the published test split (report --against) its "
-        "Δ is what those test texts weigh.")
 
 
 # --- a variant's pooled difference, seed by seed ---------------------------------------------------------------

@@ -1,15 +1,13 @@
 """The iSarcasm authors' data elements, each alone (docs/protocol.md, "The authors'-code protocol"): the
 inputs a run builds with each, on a toy corpus; nothing is trained."""
-import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from toy_corpus import train_toy, write_corpus
+from toy_corpus import write_corpus
 
 from experiments.runs.one.protocol import TrainConfig, experiment_name, make_splits
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import read_predictions
 from experiments.runs.one.training import expected_hash, run_inputs
 from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus
@@ -106,37 +104,3 @@ def test_each_element_alone_joins_the_fidelity_ablation_under_its_variant_name()
         assert "table7" + suffixes[label] == experiment_name("table7", config)
 
 
-def test_the_authors_length_rules_on_test_texts_score_another_test_set_stored_apart(corpus):
-    """``--test-texts authors-length-rules`` (a diagnostic): test texts under 3 tokens dropped, the rest cut to
-    their first 40; training and validation texts untouched; its runs have their own hash and name."""
-    splits, data = inputs(corpus, test_texts="authors-length-rules")
-    _, default = inputs(corpus)
-    kept = [i for i, record in enumerate(splits.test) if record.text != "coffee exam"]
-    assert 0 < len(kept) < len(splits.test) and len(data.y["test"]) == len(kept)
-    expected = default.x["test"]["tokens"][kept].copy()
-    assert lengths(expected).max() == 50
-    expected[:, 40:] = PAD_ID  # the first 40 tokens of the 50-token texts
-    assert np.array_equal(data.x["test"]["tokens"], expected)
-    assert np.array_equal(data.y["test"], default.y["test"][kept])
-    for split in ("train", "validation"):
-        assert np.array_equal(data.x[split]["tokens"], default.x[split]["tokens"])
-    dataset, data_dir = corpus
-    config = replace(BASE, test_texts="authors-length-rules")
-    assert expected_hash(RunSpec(dataset.name, "cnn", 0, config), dataset, data_dir) != \
-        expected_hash(RunSpec(dataset.name, "cnn", 0, BASE), dataset, data_dir)
-    assert experiment_name("table7", TrainConfig(test_texts="authors-length-rules")) == \
-        "table7-test-texts-authors-length-rules"
-    assert "test_texts" not in TrainConfig().identity()
-
-
-def test_a_run_on_the_authors_test_texts_records_the_published_splits_and_how_many_it_scored(corpus, tmp_path):
-    """Its configuration (and hash) holds the splits as published with the rule that drops test texts; its
-    config.json says how many it scored, as many as its predictions have rows, which read back."""
-    dataset, data_dir = corpus
-    config = replace(BASE, test_texts="authors-length-rules", epochs=1)
-    result = train_toy(dataset, "cnn", tmp_path / "run", data_dir, config)
-    written = json.loads((result.directory / "config.json").read_text())
-    published = make_splits(dataset, 0, max_train=None)
-    assert written["splits"]["test"] == len(published.test) > written["test_scored"]
-    assert written["config_hash"] == expected_hash(RunSpec(dataset.name, "cnn", 0, config), dataset, data_dir)
-    assert len(read_predictions(result.directory / "predictions.tsv").ids) == written["test_scored"]

@@ -85,17 +85,18 @@ def test_a_bucket_run_trains_and_is_stored_as_a_named_variant(tmp_path):
 # --- --batching class-ratio-once: the authors' batches, formed once ---------------------------------------------
 
 def once_batches(labels, order=None, batch_size=32, seed=0):
-    from baselines.batching import PaddedBatches, class_ratio_once_rows, formed_once
+    """The next epoch's batches, each called: drawn as a run draws them, from a generator seeded with its seed."""
+    from baselines.batching import class_ratio_once_rows, formed_once
 
     labels = np.asarray(labels)
     order = np.arange(len(labels)) if order is None else np.asarray(order)
-    x = {"tokens": np.arange(len(labels))[:, None].repeat(3, axis=1)}  # a row's tokens name it
     draw = formed_once(partial(class_ratio_once_rows, labels=labels, order=order, batch_size=batch_size))
-    return PaddedBatches(x, np.eye(2, dtype="float32")[labels], draw, seed)
+    rng = np.random.default_rng(seed)
+    return lambda: draw(rng)
 
 
-def rows_of(batches) -> list[list[int]]:
-    return [batches[index][0]["tokens"][:, 0].tolist() for index in range(len(batches))]
+def rows_of(epoch) -> list[list[int]]:
+    return [rows.tolist() for rows in epoch()]
 
 
 def test_the_authors_quotas_fill_a_batch_with_each_class_share_rounded_down_the_rest_non_sarcastic():
@@ -108,14 +109,13 @@ def test_the_authors_quotas_fill_a_batch_with_each_class_share_rounded_down_the_
 
 def test_class_ratio_once_batches_are_the_same_every_epoch_and_keep_the_ratio():
     labels = np.array([1] * 50 + [0] * 250)
-    batches = once_batches(labels)
-    first = rows_of(batches)
+    epoch = once_batches(labels)
+    first = rows_of(epoch)
     assert len(first) == 10 and all(len(rows) == 32 for rows in first)  # 300 texts + 20 duplicates
     for rows in first[:-1]:  # 5 sarcastic and 27 other texts per batch while both last
         assert sum(labels[rows]) == 5
     for _ in range(2):
-        batches.on_epoch_end()
-        assert rows_of(batches) == first  # the same batches, rows in the same order, every epoch
+        assert rows_of(epoch) == first  # the same batches, rows in the same order, every epoch
 
 
 def test_class_ratio_once_batches_read_the_corpus_in_order_and_top_up_the_last_with_random_texts():
@@ -154,7 +154,7 @@ def test_class_ratio_once_with_fewer_texts_than_a_batch_repeats_them():
     assert len(rows) == 1 and len(rows[0]) == 8 and set(rows[0]) == {0, 1, 2}
 
 
-def test_the_fast_engine_computes_the_same_once_batches_every_epoch():
+def test_training_computes_the_same_once_batches_every_epoch():
     from baselines.batching import SplitBatches, class_ratio_once_rows, formed_once
 
     labels = np.array([1] * 50 + [0] * 250)
@@ -163,7 +163,7 @@ def test_the_fast_engine_computes_the_same_once_batches_every_epoch():
     fast = SplitBatches({"tokens": x["tokens"]}, np.eye(2, dtype="float32")[labels], draw, parts=2, seed=0)
     pieces = [rows.tolist() for rows, _ in fast.pieces]
     batches = [sorted(first + second) for first, second in zip(pieces[::2], pieces[1::2])]
-    assert batches == [sorted(rows) for rows in rows_of(once_batches(labels))]  # the exact engine's batches
+    assert batches == [sorted(rows) for rows in rows_of(once_batches(labels))]
     fast.on_epoch_end()
     assert [rows.tolist() for rows, _ in fast.pieces] == pieces
 

@@ -1,4 +1,4 @@
-"""The fast engine: a batch computed as length-sorted pieces, their gradients summed into one update."""
+"""Training's engine: a batch computed as length-sorted pieces, their gradients summed into one update."""
 from types import SimpleNamespace
 
 import keras
@@ -64,7 +64,7 @@ def test_class_weights_ride_on_the_row_weights():
 
 
 def test_one_update_from_the_pieces_equals_the_update_from_the_padded_batch():
-    """The fast engine computes the same gradient step, up to floating-point order."""
+    """The pieces give the same gradient step, up to floating-point order."""
     config = ModelConfig(vocab_size=30, max_len=20, embedding_dim=8, hidden=8, num_classes=2, dropout=0.0)
     rng = np.random.default_rng(0)
     lengths = rng.integers(1, 21, size=16)
@@ -98,12 +98,6 @@ def test_validation_logs_are_what_keras_metrics_and_losses_give():
     heads = ValidationLogs("val_label_f1", {"label": gold, "kind": gold}).of({"label": probabilities,
                                                                               "kind": probabilities}, gold)
     assert heads["val_loss"] == pytest.approx(2 * expected, rel=1e-5)
-
-
-def test_the_fast_engine_is_the_default_and_the_exact_one_keeps_the_identity_of_the_runs_stored_before_it():
-    assert TrainConfig().engine == "fast" and TrainConfig().identity()["engine"] == "fast"
-    assert "engine" not in TrainConfig(engine="exact").identity()
-    assert TrainConfig(engine="exact").variant() == "engine-exact" and TrainConfig().variant() == ""
 
 
 def _trained_weights(name: str, parts: int, optimizer) -> list:
@@ -152,7 +146,7 @@ def test_a_class_ratio_batch_holds_at_most_one_text_more_per_class_beyond_the_fi
 
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="PieceAdam's buffers are TensorFlow's")
-def test_the_fast_engine_trains_on_class_ratio_batches_over_the_batch_size():
+def test_training_on_class_ratio_batches_over_the_batch_size():
     """`reproduce table6 --protocol authors-code` stopped on SemEval-2018's Dense-LSTM: a class-ratio batch of 129
     texts gave its first piece 65 full-width rows, more than PieceAdam's buffer held (64 rows)."""
     labels = np.array([0] * 9 + [1] * 7)
@@ -184,16 +178,15 @@ class _NoteRows(keras.layers.Layer):
         return keras.KerasTensor(tokens.shape, tokens.dtype)
 
 
-def _steps(engine: str, epochs: int = 3, batch_order: str = "once") -> list[list]:
-    """Per epoch, the rows of each step fit() trains on, for ``engine`` on 20 toy texts in batches of 8,
-    seeded as a run is."""
+def _steps(epochs: int = 3, batch_order: str = "once") -> list[list]:
+    """Per epoch, the rows of each step fit() trains on, on 20 toy texts in batches of 8, seeded as a run is."""
     rng = np.random.default_rng(0)
     lengths = rng.integers(1, 11, size=20)
     tokens = rng.integers(2, 40, size=(20, 10)).astype("int32")
     tokens[:, 0] = np.arange(20) + 2
     tokens[np.arange(10) >= lengths[:, None]] = 0
     y = np.eye(2, dtype="float32")[lengths % 2]
-    plan = SimpleNamespace(train=TrainConfig(engine=engine, batch_size=8, batch_order=batch_order), seed=0)
+    plan = SimpleNamespace(train=TrainConfig(batch_size=8, batch_order=batch_order), seed=0)
     data = SimpleNamespace(x={"train": {"tokens": tokens}}, y_fit={"train": y}, y={"train": y},
                            corpus_order=np.arange(20))
     set_determinism(0)
@@ -209,34 +202,32 @@ def _steps(engine: str, epochs: int = 3, batch_order: str = "once") -> list[list
 
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="Keras draws them every epoch on JAX and torch")
-@pytest.mark.parametrize("engine", ["exact", "fast"])
-def test_both_engines_train_every_epoch_on_the_same_batches_in_the_same_order(engine):
-    """On TensorFlow Keras' shuffled batches are drawn once after the run's seeding (the exact engine's); the
-    fast engine's are too, and fit() takes each batch's pieces one after the other (they make one update)."""
-    epochs = _steps(engine)
+def test_every_epoch_trains_on_the_same_batches_in_the_same_order():
+    """On TensorFlow Keras' shuffled batches are drawn once after the run's seeding; a run's are too, and fit()
+    takes each batch's pieces one after the other (they make one update)."""
+    epochs = _steps()
     assert epochs[1] == epochs[0] and epochs[2] == epochs[0]
     steps = epochs[0]
-    batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
+    batches = [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
     assert sorted(len(rows) for rows in batches) == [4, 8, 8]  # a piece pairs with its own batch's other half
     assert sorted(row for rows in batches for row in rows) == list(range(20))
 
 
-@pytest.mark.parametrize("engine", ["exact", "fast"])
-def test_batch_order_each_epoch_draws_new_batches_every_epoch_from_the_seed(engine):
+def test_batch_order_each_epoch_draws_new_batches_every_epoch_from_the_seed():
     """``--batch-order each-epoch``: every epoch a new permutation cut into batches, on every backend, the same
     permutations when the run is repeated."""
-    epochs = _steps(engine, epochs=3, batch_order="each-epoch")
+    epochs = _steps(epochs=3, batch_order="each-epoch")
     assert epochs[1] != epochs[0] and epochs[2] not in epochs[:2]
     for steps in epochs:
-        batches = steps if engine == "exact" else [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
+        batches = [steps[i] + steps[i + 1] for i in range(0, len(steps), 2)]
         assert sorted(len(rows) for rows in batches) == [4, 8, 8]
         assert sorted(row for rows in batches for row in rows) == list(range(20))
-    assert _steps(engine, epochs=3, batch_order="each-epoch") == epochs
+    assert _steps(epochs=3, batch_order="each-epoch") == epochs
 
 
-def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_keep_their_hash(tmp_path, monkeypatch):
-    """The fast engine's revision is part of its runs' identity (runs of the engine before the batch-draw fix
-    get another hash), and nothing is added for the exact engine, so every committed run keeps its hash."""
+def test_a_run_of_an_earlier_engine_revision_is_never_reused(tmp_path, monkeypatch):
+    """The engine's revision is part of its runs' identity: runs of the engine before the batch-draw fix get
+    another hash."""
     from toy_corpus import write_corpus
 
     import experiments.runs.one.training as training
@@ -245,11 +236,10 @@ def test_a_fast_run_of_an_earlier_fast_engine_is_never_reused_and_exact_runs_kee
 
     dataset = load_corpus(str(write_corpus(tmp_path / "toy.csv")), tmp_path, split_col="split")
 
-    def hash_of(engine: str, revision: int) -> str:
+    def hash_of(revision: int) -> str:
         monkeypatch.setattr(training, "FAST_ENGINE_REVISION", revision)
-        spec = RunSpec(dataset.name, "cnn", 0, TrainConfig(engine=engine, embeddings="random"))
+        spec = RunSpec(dataset.name, "cnn", 0, TrainConfig(embeddings="random"))
         return training.expected_hash(spec, dataset, tmp_path)
 
     revision = training.FAST_ENGINE_REVISION
-    assert hash_of("exact", revision) == hash_of("exact", revision + 1)
-    assert len({hash_of("fast", revision), hash_of("fast", revision + 1), hash_of("exact", revision)}) == 3
+    assert hash_of(revision) != hash_of(revision + 1)

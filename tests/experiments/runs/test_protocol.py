@@ -213,14 +213,13 @@ def test_the_authors_single_elements_name_their_results_and_keep_old_hashes():
 
 
 #: The configuration hashes of the default runs of four models on the toy corpus (``toy.csv``, seed 0, random
-#: vectors) at commit 23a8a12, before --batch-order, --dropout and --test-texts existed and while the exact engine
-#: was the default: a new setting at its default must leave every stored run its hash, and the exact engine's
-#: runs (``--engine exact`` since the fast engine became the default) keep theirs.
-PINNED_HASHES = {"lstm": "364702adb4df86db", "att-lstm": "72a960d314376011", "cnn": "a3cea0ff8527aee3",
-                 "3cnn": "d4ea7128797460fe"}
+#: vectors) at commit e853916, the last with the exact engine and --test-texts: their removal, and a new setting
+#: at its default, must leave every stored run its hash.
+PINNED_HASHES = {"lstm": "9c2482d5ae2e7f55", "att-lstm": "f457bb13d71295b3", "cnn": "cd101c0ca7a0dd81",
+                 "3cnn": "46b4abf8b67388ff"}
 
 
-def test_the_exact_engines_configuration_hashes_are_the_ones_runs_were_stored_with(tmp_path, monkeypatch):
+def test_the_configuration_hashes_are_the_ones_runs_were_stored_with(tmp_path, monkeypatch):
     from toy_corpus import write_corpus
 
     from experiments.runs.one.spec import RunSpec
@@ -229,13 +228,29 @@ def test_the_exact_engines_configuration_hashes_are_the_ones_runs_were_stored_wi
 
     monkeypatch.chdir(tmp_path)  # the corpus' name is its path: "toy.csv" wherever the test runs
     dataset = load_corpus(str(write_corpus("toy.csv")), tmp_path, split_col="split")
-    defaults = TrainConfig(embeddings="random", batch_order="once", dropout=None, test_texts="published",
-                           engine="exact")
+    defaults = TrainConfig(embeddings="random", batch_order="once", dropout=None)
     for model, pinned in PINNED_HASHES.items():
         assert expected_hash(RunSpec(dataset.name, model, 0, defaults), dataset, tmp_path) == pinned
-    for changed in (TrainConfig(embeddings="random", engine="exact", batch_order="each-epoch"),
-                    TrainConfig(embeddings="random")):  # the default engine's runs are other runs
-        assert expected_hash(RunSpec(dataset.name, "lstm", 0, changed), dataset, tmp_path) != PINNED_HASHES["lstm"]
+    changed = TrainConfig(embeddings="random", batch_order="each-epoch")
+    assert expected_hash(RunSpec(dataset.name, "lstm", 0, changed), dataset, tmp_path) != PINNED_HASHES["lstm"]
+
+
+@pytest.mark.parametrize("name", ["table7", "table6", "table7-authors-code", "table7-seeds-5-9"])
+def test_every_shipped_runs_hash_is_recomputed_from_its_settings(name):
+    """A shipped reference run's config.json (docs/results/runs) hashes to its ``config_hash`` with its training
+    settings as they are read today (:meth:`TrainConfig.recorded`, then :meth:`TrainConfig.identity`): the
+    engine, no longer a setting, is still recorded as the constant every one of them holds."""
+    import json
+
+    from experiments.runs.one.provenance import recorded_config_hash
+    from experiments.runs.one.reference import SHIPPED
+
+    runs = json.loads((SHIPPED / f"{name}.json").read_text(encoding="utf-8"))["runs"]
+    for run in runs:
+        config = run["config"]
+        train = TrainConfig.recorded(config["train"], run["key"])
+        assert train.identity() == config["train"]
+        assert recorded_config_hash({**config, "train": train.identity()}) == config["config_hash"]
 
 
 def test_the_batch_order_and_dropout_are_named_variants_and_refused_where_they_mean_nothing():
@@ -247,16 +262,3 @@ def test_the_batch_order_and_dropout_are_named_variants_and_refused_where_they_m
         TrainConfig(batch_order="each-epoch", batching="class-ratio-once")
     with pytest.raises(IsarcasmError, match="--dropout"):
         TrainConfig(dropout=1.0)
-
-
-def test_runs_on_another_test_set_are_refused_by_what_ranks_or_compares_them():
-    from experiments.runs.one.protocol import other_test_set
-
-    TrainConfig().require_published_test("a benchmark ranks models on")  # the published test split: nothing said
-    with pytest.raises(IsarcasmError, match="^--test-texts authors-length-rules scores another test set \\(a "
-                                            "diagnostic\\): a benchmark ranks models on the published test split"):
-        TrainConfig(test_texts="authors-length-rules").require_published_test("a benchmark ranks models on")
-    assert other_test_set({"experiment": "t", "train": {"test_texts": "published"}}) == ""
-    assert other_test_set({"experiment": "t"}) == ""  # results written before --test-texts
-    assert other_test_set({"experiment": "t-x", "train": {"test_texts": "authors-length-rules"}}) == \
-        "'t-x' scores another test set (--test-texts authors-length-rules, a diagnostic)"

@@ -7,7 +7,6 @@ keeps the weights of the epoch the rule chose.
 """
 import json
 import shutil
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +25,6 @@ from experiments.runs.one.trajectory import (
     choose_in,
     grid_threshold,
     load_record,
-    padded,
-    padded_rows,
     save_record,
     scored,
 )
@@ -92,30 +89,6 @@ def test_threshold_rules_are_for_binary_tasks_and_unknown_rules_are_refused():
         choose("bestest", three, one_hot([0, 1, 2], 3))
 
 
-def test_splits_are_padded_to_whole_batches_as_the_authors_pad_them():
-    """Every row once, then distinct random rows up to a whole number of batches (a whole batch more when
-    the split divides evenly, as their batch_data does); the repeats follow the seed."""
-    for rows, size, fill in ((709, 128, 59), (10, 4, 2), (8, 4, 4)):
-        index = padded_rows(rows, size, np.random.RandomState(0))
-        assert len(index) == rows + fill and len(index) % size == 0
-        assert index[:rows].tolist() == list(range(rows)) and len(set(index[rows:])) == fill
-    with pytest.raises(IsarcasmError, match="a split of 16 texts cannot be padded to a whole batch of 128"):
-        padded_rows(16, 128, np.random.RandomState(0))
-    assert padded_rows(709, 128, np.random.RandomState(1)).tolist() != padded_rows(
-        709, 128, np.random.RandomState(0)).tolist()
-    record = Trajectory(binary(np.random.default_rng(0).random((3, 10))), binary(np.random.default_rng(1).random((3, 7))),
-                        one_hot([0, 1] * 5), one_hot([1, 0, 0, 1, 0, 0, 1]))
-    wide = padded(record, 4, seed=5)
-    assert wide.validation.shape == (3, 12, 2) and wide.test.shape == (3, 8, 2)
-    assert wide.validation_gold.shape == (12, 2) and wide.test_gold.shape == (8, 2)
-    for probabilities, gold, original, original_gold in ((wide.validation, wide.validation_gold, record.validation,
-                                                           record.validation_gold),
-                                                          (wide.test, wide.test_gold, record.test, record.test_gold)):
-        for row in range(len(gold)):  # each padded row is one of the split's texts, probabilities and label together
-            match = [k for k in range(len(original_gold)) if np.array_equal(original[:, k], probabilities[:, row])]
-            assert match and np.array_equal(original_gold[match[0]], gold[row])
-
-
 def test_record_round_trip_and_damage(tmp_path):
     rng = np.random.default_rng(1)
     record = Trajectory(binary(rng.random((3, 5))), binary(rng.random((3, 7))), one_hot(rng.integers(0, 2, 5)),
@@ -131,21 +104,16 @@ def test_record_round_trip_and_damage(tmp_path):
 
 
 def test_class_ratio_batches_keep_the_ratio_and_cover_every_row():
-    from baselines.batching import PaddedBatches, batches_per_epoch, class_ratio_rows
+    from baselines.batching import batches_per_epoch, class_ratio_rows
 
     labels = np.array([1] * 50 + [0] * 250)
-    x = {"tokens": np.arange(300)[:, None].repeat(4, axis=1)}
-    batches = PaddedBatches(x, one_hot(labels), partial(class_ratio_rows, labels=labels, count=batches_per_epoch(300, 32)),
-                            seed=0)
-    assert len(batches) == 10  # ceil(300 / 32), as Keras' batches
-    for _ in range(2):  # two epochs, redrawn
-        seen = []
-        for index in range(len(batches)):
-            inputs, targets = batches[index]
-            assert abs(targets[:, 1].sum() - 5) <= 1  # 50 sarcastic over 10 batches
-            seen += inputs["tokens"][:, 0].tolist()
-        assert sorted(seen) == list(range(300))
-        batches.on_epoch_end()
+    rng = np.random.default_rng(0)
+    epochs = [class_ratio_rows(rng, labels, batches_per_epoch(300, 32)) for _ in range(2)]  # two epochs, redrawn
+    for rows in epochs:
+        assert len(rows) == 10  # ceil(300 / 32), as Keras' batches
+        assert all(abs(labels[batch].sum() - 5) <= 1 for batch in rows)  # 50 sarcastic over 10 batches
+        assert sorted(np.concatenate(rows).tolist()) == list(range(300))
+    assert any(not np.array_equal(a, b) for a, b in zip(*epochs))
 
 
 # --- on a toy corpus ------------------------------------------------------------------------------
@@ -269,46 +237,6 @@ def test_authors_code_with_another_rule_keeps_that_rule_and_names_it(toy_reprodu
     for rule, result in (("best", chosen), ("grid", authors)):
         expected = [scored(r, choose_in(r, rule))["test"]["f1_sarcastic"] for r in records]
         assert result["cells"][0]["metrics"]["f1_sarcastic"]["values"] == pytest.approx(expected)
-
-
-def test_padded_batches_rescore_the_records_apart_beside_the_same_runs_as_published(tmp_path):
-    """`report --padded-batches`: the run's rule chooses on the padded validation split and scores the padded
-    test split (from the records, nothing trained), saved apart, the published-split scores of the same runs
-    beside it, never the paper; every comparison with the paper refuses it."""
-    corpus = write_corpus(tmp_path / "toy.csv")
-    experiment = tmp_path / "toy.toml"
-    experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
-    results_dir = tmp_path / "results"
-    made = cli("reproduce", experiment, "--seeds", 2, "--epochs", 3, "--embeddings", "random", "--batch-size", 12,
-               "--split-col", "split", "--protocol", "authors-code", "--output-dir", tmp_path / "runs",
-               "--results-dir", results_dir)
-    assert made.exit_code == 0, made.output
-    name = "toy-epochs-3-batch-size-12-embeddings-random-authors-code"
-    before = (results_dir / f"{name}.json").read_text()
-    report = cli("report", name, "--padded-batches", "--results-dir", results_dir)
-    assert report.exit_code == 0, report.output
-    assert (results_dir / f"{name}.json").read_text() == before
-    rescored, original = results(tmp_path, f"{name}-padded-batches"), results(tmp_path, name)
-    assert rescored["padded_batches"] and rescored["selection"] == "grid" and rescored["selected_from"] == name
-    assert set(rescored["rescored_by"]) == {"git_commit", "command"} and f"Rescored from '{name}' at" in report.output
-    cell, runs = rescored["cells"][0], original["cells"][0]["runs"]
-    records = [(load_record(Path(run) / EPOCHS), seed) for seed, run in enumerate(runs)]
-    choices = [choose_in(padded(r, 12, seed), "grid") for r, seed in records]
-    assert cell["metrics"]["f1_sarcastic"]["values"] == pytest.approx(
-        [scored(padded(r, 12, seed), c)["test"]["f1_sarcastic"] for (r, seed), c in zip(records, choices)])
-    assert cell["thresholds"] == [c.threshold for c in choices]
-    assert cell["published_splits"]["f1_sarcastic"]["values"] == original["cells"][0]["metrics"]["f1_sarcastic"]["values"]
-    assert "**A diagnostic:**" in report.output and "## The same runs on the splits as published" in report.output
-    assert "never set beside the paper" in report.output.strip().splitlines()[-1]
-    # the diagnostic is not rescored again, and nothing that sets results beside the paper reads it
-    again = cli("report", f"{name}-padded-batches", "--padded-batches", "--results-dir", results_dir)
-    assert again.exit_code == 1 and "already rescored on padded splits" in again.output
-    wide = cli("reproduce", experiment, "--seeds", 1, "--epochs", 1, "--embeddings", "random", "--batch-size", 64,
-               "--split-col", "split", "--output-dir", tmp_path / "runs", "--results-dir", results_dir)
-    assert wide.exit_code == 0, wide.output
-    tiny = cli("report", "toy-epochs-1-batch-size-64-embeddings-random", "--padded-batches", "--results-dir", results_dir)
-    assert tiny.exit_code == 1 and len(tiny.output.strip().splitlines()) == 1
-    assert "cannot be padded to a whole batch of 64" in tiny.output
 
 
 def test_rule_errors_are_one_line(toy_reproduction, tmp_path):

@@ -98,12 +98,3 @@ def test_runs_of_outside_predictions_written_before_show_no_cost():
     assert recorded_costs(old) == {}
     trained = {"train_seconds": 12.5, "peak_memory_mb": 900.0, "test": {}}
     assert recorded_costs(trained) == {"train_seconds": 12.5, "peak_memory_mb": 900.0}
-
-
-def test_a_benchmark_on_another_test_set_is_refused_in_one_line(store, tmp_path):
-    root, _, experiment = store
-    folder = predictions(tmp_path / "eager", lambda i: i % 4 == 0)
-    result = benchmark(root, experiment, "eager", folder, "--test-texts", "authors-length-rules")
-    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
-    assert "scores another test set (a diagnostic): a benchmark ranks models on the published test split" \
-        in result.output

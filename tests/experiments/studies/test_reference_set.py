@@ -133,13 +133,13 @@ def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewh
 
 
 def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_keys(shipped):
-    """A results file whose runs were trained with other settings (here the exact engine) than the shipped
-    runs of the same keys (the fast engine's, the default): its reports refuse rather than rescore other runs."""
+    """A results file whose runs were trained with other settings (here another learning rate) than the shipped
+    runs of the same keys: its reports refuse rather than rescore other runs."""
     from preprocessing.errors import IsarcasmError
 
     root, _ = shipped
     result = json.loads((root / "results" / "toy.json").read_text())
-    older = {**result, "train": {**result["train"], "engine": "exact"},
+    older = {**result, "train": {**result["train"], "learning_rate": 0.5},
              "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}" for run in cell["runs"]]}
                        for cell in result["cells"]]}
     with pytest.raises(IsarcasmError, match="other settings than this results file"):
