@@ -49,7 +49,7 @@ def table(values, seeds=SEEDS, selection=None, corpus="toy", scores=binary_score
               "run_ids": [{"seed": s, "fold": None} for s in seeds], **scores(*pair)}
              for model, pair in values.items()]
     return {"kind": "table", "schema_version": 1, "experiment": "toy", "title": "toy", "source": "test",
-            "seeds": seeds, "train": {"selection": "best"}, "cells": cells,
+            "seeds": seeds, "train": {"selection": "best", "engine": "fast"}, "cells": cells,
             **({"selection": selection} if selection else {})}
 
 

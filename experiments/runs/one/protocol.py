@@ -225,9 +225,10 @@ class TrainConfig:
 
     def identity(self) -> dict:
         """The settings that identify a run (its config.json and hash): every field except those
-        added later that still hold the value runs had before them (``before`` of :func:`_setting`)."""
-        settings = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.metadata["before"]}
-        return {**settings, **ENGINE}
+        added later that still hold the value runs had before them (``before`` of :func:`_setting`), and
+        the engine (:data:`ENGINE`), which every run records."""
+        changed = {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.metadata["before"]}
+        return {**changed, **ENGINE}
 
     def variant(self, protocol: "TrainConfig | None" = None, trajectory: bool = False) -> str:
         """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);

@@ -3,7 +3,7 @@
 import pytest
 from markdown_tables import cells, tables, unpadded
 
-from experiments.reports.table import comparison_markdown, markdown_report
+from experiments.reports.table import comparison_markdown, markdown_report, results_csv
 from experiments.studies.experiment import Cell, Reference
 from experiments.runs.one.metrics import per_class_scores
 from experiments.studies.reproduce import aggregate

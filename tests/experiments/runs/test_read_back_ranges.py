@@ -190,7 +190,8 @@ def test_a_results_file_with_a_value_out_of_its_range_is_refused_by_the_report(t
 
 
 def test_the_committed_results_all_load(tmp_path):
-    """Every committed results file passes the range checks."""
+    """Every committed results file passes the range checks (one made by what left the suite is refused
+    before they are made)."""
     files = [path for path in sorted(COMMITTED.glob("**/*.json")) if "runs" not in path.parts]
     loaded = 0
     for path in files:
@@ -200,8 +201,8 @@ def test_the_committed_results_all_load(tmp_path):
             load_results(copy)
             loaded += 1
         except IsarcasmError as exc:
-            assert "not a results file" in str(exc) or "unknown kind" in str(exc), exc
-    assert loaded > 100
+            assert "not a results file" in str(exc) or "unknown kind" in str(exc) or "left the suite" in str(exc), exc
+    assert loaded > 50
 
 
 @pytest.mark.parametrize("row, shown", [("2,1.7,0.5", "history.csv:3: f1 1.7 is not a score"),
@@ -217,9 +218,9 @@ def test_a_history_value_that_is_no_score_is_refused_not_drawn(run, row, shown):
 
 
 @pytest.mark.parametrize("name, change, shown", [
-    ("benchmark-bigru", lambda r: r["cells"][0]["candidate"].update(mean=1.7),
+    ("benchmark-tfidf-lr", lambda r: r["cells"][0]["candidate"].update(mean=1.7),
      "cell 1: f1_sarcastic 1.7 is not a score"),
-    ("benchmark-bigru", lambda r: r["cells"][0]["classics"][0]["values"].__setitem__(0, 1e308),
+    ("benchmark-tfidf-lr", lambda r: r["cells"][0]["classics"][0]["values"].__setitem__(0, 1e308),
      "cell 1: f1_sarcastic 1e+308 is not a score"),
     ("cross", lambda r: r["majority"]["isarcasm"].update(f1_macro=1.7),
      "majority.isarcasm.f1_macro 1.7 is not a score"),

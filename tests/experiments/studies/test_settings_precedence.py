@@ -3,7 +3,6 @@ defaults, an option typed over the file; and the command a benchmark prints for 
 exactly the runs it looks for."""
 import json
 import shlex
-from dataclasses import asdict
 
 import pytest
 from click.testing import CliRunner
@@ -69,7 +68,7 @@ def test_benchmark_trains_as_the_experiment_file_says_and_prints_a_command_for_t
     [missing] = result["missing"]
     assert missing["model"] == "cnn"
     experiment, train = printed_reproduce(missing["command"])
-    assert asdict(train) == own["train"]  # the same settings, so the same runs (their hash) and the same name
+    assert train.recorded_form() == own["train"]  # the same settings, so the same runs (their hash) and the same name
     assert experiment_name(experiment.name, train, experiment.protocol()) == name
 
 
