@@ -1,4 +1,4 @@
-"""Did a change keep the distribution over seeds?  Compare two results of the same cells, seed set against seed set.
+"""Did a change keep the distribution over seeds?  Compare two results of the same cells, seed by seed where they can.
 
 The faithful-by-distribution sibling of ``same_numbers.py``: a change that alters floating-point
 order (a faster path) cannot keep the digits, so it is held to the same distribution over seeds of
