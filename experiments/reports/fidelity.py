@@ -45,7 +45,7 @@ SOURCES = (
      "tokens skipped (the scripts' --min_doc_len 3; the flag's default is 5) and the first 40 tokens kept",
      "src/data_and_resources_acl.py:99-106, :217, :364-367, src/main.py:29-36, bin/run.sh:24-25"),
 )
-#: What is not implemented here, and why (see docs/results/table7-engine-exact.md).
+#: What is not implemented here, and why (see docs/results/archive/engine-exact/table7-engine-exact.md).
 NOT_IMPLEMENTED = (
     "the length rules on validation and test texts, documents under 3 tokens dropped and the rest cut to 40 tokens "
     "(src/data_and_resources_acl.py:99-106 for every split, :331-341): the test set would no longer be the "
