@@ -245,8 +245,9 @@ def protocol_note(result: dict, results_root: Path) -> str:
     if other_test_set(result):
         return (f"{other_test_set(result)}: never set beside the paper; beside results on the published test split "
                 "(report --against) its Δ is what those test texts weigh.")
-    compared = [c for c in result.get("cells", ()) if F1 in paper_numbers(c) and c.get("runs")]
-    if not compared or not _as_written(result):
+    if not _as_written(result):  # first: only a table's cells hold labelled references
+        return ""
+    if not any(F1 in paper_numbers(c) and c.get("runs") for c in result.get("cells", ())):
         return ""
     name = result["experiment"]
     return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) "

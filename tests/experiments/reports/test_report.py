@@ -153,6 +153,9 @@ def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured
     assert protocol_note({**result, "train": {"selection": "grid", "batching": "class-ratio"}}, tmp_path) == ""
     assert protocol_note({**result, "selection": "grid"}, tmp_path) == ""
     assert protocol_note(result_with([0.2], [Reference("published", "f1_macro", 0.7)]), tmp_path) == ""
+    # a benchmark's cells hold references of another shape (rows of models): no note, and no KeyError
+    benchmark = {"kind": "benchmark", "experiment": "benchmark-m", "cells": [{"references": [{"model": "majority"}]}]}
+    assert protocol_note(benchmark, tmp_path) == ""
     # fidelity results made from other results are not read as this table's
     fidelity_file(tmp_path, "other", [(0.5, 0.5)])
     (tmp_path / "other-fidelity.json").replace(tmp_path / "t-fidelity.json")
