@@ -81,7 +81,7 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     """Retrain a sample of EXPERIMENT's reference runs and say whether each repeats to the last digit.
 
     On the same code and type of machine a run repeats exactly; on another CPU it can differ a little
-    (docs/results/cross-engine-exact.md#reproducibility): compare whole sets of seeds with
+    (docs/results/archive/engine-exact/cross-engine-exact.md#reproducibility): compare whole sets of seeds with
     benchmarks/same_distribution.py (seed by seed where both sets hold the same seeds).
     """
     settings = Settings(corpora_of(ctx), RunStore(writable_folder(Path(output_dir), "--output-dir")),
