@@ -6,8 +6,9 @@ they were.  This script reads every results file (``docs/results/**/*.json``, no
 needed) and the same file in the working tree, and compares every cell.
 
 A BEFORE file is found in the working tree at its own path; else under ``docs/results/archive/``
-(any depth) by its name, the file whose path ends in the same path under docs/results when several
-share the name; else where ``git diff -M`` says it was renamed to.  A file found nowhere is missing.
+(any depth) by its name; where several share the name, the one whose path ends in the same path
+under docs/results, else the one ``git diff -M`` says it was renamed to; else where ``git diff -M``
+says it was renamed to.  A file found nowhere is missing.
 
 Compared: every number (and true/false and null) of the file, each seed list and each value per
 seed among them, each found by its path in the document; an item of a list of records (a cell, a
@@ -166,21 +167,23 @@ def after_path(before: str, present: set[str], renames: dict[str, str]) -> str |
         return before
     name, relative = Path(before).name, before[len(RESULTS) + 1:]
     archived = [path for path in present if path.startswith(ARCHIVE) and Path(path).name == name]
+    renamed = renames.get(before)
     if len(archived) > 1:
         archived = [path for path in archived if path.endswith(f"/{relative}")]
+        archived = [renamed] if renamed in archived else archived
         if len(archived) != 1:
-            raise IsarcasmError(f"{before}: several files named {name} under {ARCHIVE} and not one ends in "
-                                f"{relative}; keep their names apart")
+            raise IsarcasmError(f"{before}: {len(archived) or 'several'} files named {name} under {ARCHIVE}, and "
+                                "neither their paths nor git's renames tell which one it became; keep their names "
+                                "apart")
     if archived:
         return archived[0]
-    renamed = renames.get(before)
     return renamed if renamed in present else None
 
 
 def git_renames(repo: Path, commit: str) -> dict[str, str]:
     """{path at ``commit``: its path now} of the renames git finds between them (staged or committed)."""
     renames = {}
-    for line in git(repo, "diff", "-M", "--name-status", commit, "--", RESULTS).splitlines():
+    for line in git(repo, "diff", "-M", "-l0", "--name-status", commit, "--", RESULTS).splitlines():
         status, *paths = line.split("\t")
         if status.startswith("R"):
             renames[paths[0]] = paths[1]

@@ -83,6 +83,15 @@ def test_several_archived_files_of_one_name_are_told_apart_by_their_path_or_refu
     assert status == 2 and out == "" and "several files named cross.json" in err and err.count("\n") == 1
 
 
+def test_archived_files_whose_paths_end_alike_are_told_apart_by_gits_renames(repo, capsys):
+    (repo / "docs/results/archive/a").mkdir(parents=True)
+    git(repo, "mv", "docs/results/table7.json", "docs/results/archive/a/table7.json")
+    write(repo, "archive/b/table7.json", edited(lambda d: d["cells"].pop()))
+    git(repo, "add", ".")
+    status, out, _ = run(repo, capsys)
+    assert status == 0 and "docs/results/table7.json -> docs/results/archive/a/table7.json: same" in out
+
+
 def test_a_renamed_file_is_found_by_git(repo, capsys):
     git(repo, "mv", "docs/results/table7.json", "docs/results/table7-five-seeds.json")
     status, out, _ = run(repo, capsys)
