@@ -7,7 +7,8 @@ word-vector gradient is a ``tf.IndexedSlices`` with one slice per token position
 applies it slice by slice: a word's moments move once per occurrence in the batch, so a word seen 8
 times takes another step than under dense Adam, and a word absent from the batch keeps its moments.
 Dense accumulation is another optimiser for the word vectors, and it moved the distribution over seeds
-(the share predicted sarcastic was lower for all seven models; docs/protocol.md).
+(the share predicted sarcastic was lower for all seven models;
+docs/results/archive/fast-engine/README.md).
 
 :class:`PieceAdam` keeps each piece's slices and gives Adam, once per batch, the slices of all its
 pieces together: the same slices as the padded batch's, less the padding positions', whose values
