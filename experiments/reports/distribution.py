@@ -183,8 +183,9 @@ def _collect(entries) -> Side:
 
 
 def _file_side(path: Path, protocol: str | None) -> Side:
-    """A results file's per-seed values, under the one rule that chose them."""
-    result = load_results(path)
+    """A results file's per-seed values, under the one rule that chose them; a file of the exact engine too (the
+    criterion sets the two engines' seeds side by side)."""
+    result = load_results(path, retired=True)
     if result["kind"] == "fidelity":
         rule = PROTOCOL_RULES.get(protocol, "best")
         entries = _fidelity_entries(result, path, protocol, rule)

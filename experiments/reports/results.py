@@ -79,8 +79,10 @@ def require_kind(result: dict, kind: str, use: str) -> None:
         raise IsarcasmError(f"{use} reads {kind} results; '{result['experiment']}' is a {result['kind']} results file")
 
 
-def upgrade(result, source: str) -> dict:
-    """A results dict of any known version as the current version reads it; else one line."""
+def upgrade(result, source: str, retired: bool = False) -> dict:
+    """A results dict of any known version as the current version reads it; else one line.  One made by what
+    left the suite (:func:`retired_results`) is that line too, unless ``retired``: read only to set its seeds
+    beside today's (the distribution criterion), never as today's results."""
     if not isinstance(result, dict):
         raise IsarcasmError(f"{source}: not a results file (a JSON {type(result).__name__}, not an object)")
     version = result.get("schema_version", 0)
@@ -89,7 +91,7 @@ def upgrade(result, source: str) -> dict:
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
-    if gone := retired_results(result):
+    if not retired and (gone := retired_results(result)):
         raise RetiredResults(rerun_at(f"{source}: {gone}", f"`isarcasm report {result.get('experiment', 'NAME')}`"))
     if version == 0:
         result = stamped(result)
@@ -121,10 +123,10 @@ def upgrade(result, source: str) -> dict:
     return result
 
 
-def load_results(path: Path) -> dict:
+def load_results(path: Path, retired: bool = False) -> dict:
     """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
     written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
-    completes the commit)."""
+    completes the commit).  ``retired``: as :func:`upgrade`."""
     try:
         text = results_text(Path(path))
     except FileNotFoundError:
@@ -136,7 +138,7 @@ def load_results(path: Path) -> dict:
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
-    return upgrade(result, str(path))
+    return upgrade(result, str(path), retired)
 
 
 @dataclass

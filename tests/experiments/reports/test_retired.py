@@ -55,6 +55,7 @@ def test_a_results_file_of_what_left_is_refused_in_one_line_wherever_it_is_found
         caught.value)
     with pytest.raises(IsarcasmError, match=re.escape(said)):
         ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed").find("t")
+    assert load_results(path, retired=True)["train"] == train  # the distribution criterion sets its seeds beside
 
 
 def test_results_of_the_engine_and_files_without_training_settings_are_read(tmp_path):
