@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import enum
+import functools
 import io
 import itertools
 import json
@@ -100,18 +101,6 @@ def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fol
     folder = (root / safe_name(experiment, "experiment") / safe_name(corpus_label(corpus), "corpus")
               / safe_name(model, "model"))
     return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
-
-
-def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
-    """The same (corpus, model, seed, fold) in every other experiment folder of the store.
-
-    Experiments share cells (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
-    runs), so a run finished for one is reused by another when its configuration hash matches.
-    """
-    if not root.is_dir():
-        return []
-    return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
-            if other.is_dir() and other.name != experiment and not other.name.startswith(".")]
 
 
 def json_text(value) -> str:
@@ -211,11 +200,12 @@ def read_json(path: Path):
         raise IsarcasmError(f"{path}: not valid JSON ({exc})") from None
 
 
-def recorded_hash(directory: Path) -> str | None:
-    """The configuration hash a finished run's metrics.json records; None when there is no
-    metrics.json, or it is damaged (truncated, not JSON, no hash): then the run is not finished."""
+def recorded_hash(directory: Path, file: str = METRICS) -> str | None:
+    """The configuration hash a finished run's metrics.json (or a failed run's ``file`` failed.json) records;
+    None when there is no such file, or it is damaged (truncated, not JSON, no hash): then the run is not
+    finished."""
     try:
-        recorded = load_json(directory / METRICS)
+        recorded = load_json(directory / file)
     except (OSError, ValueError):
         return None
     value = recorded.get("config_hash") if isinstance(recorded, dict) else None
@@ -321,8 +311,9 @@ def refuse_other_run(directory: Path, config_hash: str, force: bool = False) -> 
     (which only ``force`` replaces): a run never silently overwrites another."""
     recorded = recorded_hash(directory)
     if recorded is not None and recorded != config_hash and not force:
-        raise IsarcasmError(f"{directory} already holds a finished run with another configuration; "
-                            "pass --force to replace it or choose another --output-dir")
+        raise IsarcasmError(f"{directory} already holds a finished run of other settings (configuration hash "
+                            f"{recorded[:12]}, this run's {config_hash[:12]}): keep it and store this run elsewhere "
+                            "(--output-dir, or --name), or replace it (--force)")
 
 
 @contextlib.contextmanager
@@ -805,22 +796,50 @@ class RunStore:
     """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``, and the one
     owner of a run folder's life: where a run lives (:meth:`place`), what a place holds (:meth:`lookup`)
     and how a run gets there (:meth:`produce`).  Trained runs, entrants' runs, runs trained on a cluster
-    and ``isarcasm train`` all go through these.  Experiments share runs (Table 7's iSarcasm runs are the
-    cross-dataset matrix's in-domain ones), so a run's place includes its twins in the other experiments;
-    a place knows its folders, so :meth:`lookup` and :meth:`produce` need no root."""
+    and ``isarcasm train`` all go through these.  A folder is only where a run is written and read: a run
+    is identified by its configuration hash, so a run is reused from whichever experiment's folder holds
+    a run of its hash (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain ones), and a run of
+    other settings is never taken for it.  A place knows its folders, so :meth:`lookup` and :meth:`produce`
+    need no root."""
 
     root: Path
 
-    def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
-        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+    def place(self, experiment: str, run: RunSpec, config_hash: str) -> RunPlace:
+        """``run``'s readable folder in ``experiment`` and, where it holds no finished run of ``config_hash``
+        (the run's configuration hash), the store's run of that hash in another folder (:meth:`holding`)."""
+        directory = run_dir(self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        found = None if is_finished(directory, config_hash) else self.holding(config_hash)
+        return RunPlace(directory, None if found == directory else found)
+
+    def holding(self, config_hash: str) -> Path | None:
+        """The folder of the store's finished run of this configuration hash, else of its failed one (an
+        outcome too: the same configuration fails the same way); None where it holds neither."""
+        return next((folder for folder in self._by_hash.get(config_hash, ())
+                     if is_finished(folder, config_hash) or recorded_failure(folder, config_hash) is not None), None)
+
+    @functools.cached_property
+    def _by_hash(self) -> dict[str, list[Path]]:
+        """Every run folder of the store by the configuration hash it records (finished runs before failed
+        ones), read once: the folders of each experiment at a run's depth, never the hidden ones (the
+        materialised reference runs, ``runs verify``'s retrained ones)."""
+        experiments = sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith(".")) \
+            if self.root.is_dir() else []
+        folders = [folder for experiment in experiments for depth in ("*/*/seed-*", "*/*/fold-*/seed-*")
+                   for folder in sorted(experiment.glob(depth)) if folder.is_dir()]
+        index: dict[str, list[Path]] = {}
+        for file in (METRICS, FAILED):
+            for folder in folders:
+                recorded = recorded_hash(folder, file)
+                if recorded is not None:
+                    index.setdefault(recorded, []).append(folder)
+        return index
 
     @staticmethod
-    def lookup(place: RunPlace, config_hash: str | None = None) -> RunResult | None:
-        """The run of this configuration (any, without ``config_hash``) in ``place`` (its folder, then its
-        twins): the first finished one, else the first failed one (an outcome too: the same configuration
-        fails the same way), else None.  The one lookup that training, the entrants, the executors and the
-        studies share."""
+    def lookup(place: RunPlace, config_hash: str) -> RunResult | None:
+        """The run of this configuration in ``place`` (its folder, then the run it found elsewhere): the first
+        finished one, else the first failed one (an outcome too: the same configuration fails the same way),
+        else None.  A run of another configuration is never one of them.  The one lookup that training, the
+        entrants, the executors and the studies share."""
         finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
         if finished:
             return RunResult(finished, read_metrics(finished), skipped=True)
@@ -828,9 +847,9 @@ class RunStore:
         return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
 
     @staticmethod
-    def finished(place: RunPlace, config_hash: str | None = None) -> Path | None:
-        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration (any,
-        without ``config_hash``); None where it finds a failed run or none."""
+    def finished(place: RunPlace, config_hash: str) -> Path | None:
+        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration; None
+        where it finds a failed run or none."""
         found = RunStore.lookup(place, config_hash)
         return found.directory if found and not found.failure else None
 
