@@ -201,9 +201,9 @@ def read_json(path: Path):
 
 
 def recorded_hash(directory: Path, file: str = METRICS) -> str | None:
-    """The configuration hash a finished run's metrics.json (or a failed run's ``file`` failed.json) records;
-    None when there is no such file, or it is damaged (truncated, not JSON, no hash): then the run is not
-    finished."""
+    """The configuration hash a run's ``file`` records (metrics.json: a finished run's; failed.json: a failed
+    run's); None when there is no such file, or it is damaged (truncated, not JSON, no hash): then the run is
+    not finished."""
     try:
         recorded = load_json(directory / file)
     except (OSError, ValueError):

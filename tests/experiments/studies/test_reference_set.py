@@ -138,7 +138,7 @@ def test_a_run_of_other_settings_in_the_cells_folder_is_never_reused_and_never_h
     other = of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-0",
                               tmp_path / "store" / "toy" / "toy" / "cnn" / "seed-0")
     settings = settings_of(root, tmp_path / "store", root / "ref")
-    assert settings.finished("toy", spec(corpus, 0)) == tmp_path / "store" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"
+    assert settings.finished("toy", spec(corpus, 0)) == tmp_path / "store" / REFERENCE_CACHE / "toy/toy/cnn/seed-0"
     assert settings.finished("toy", replace(spec(corpus, 0), train=replace(FAST, epochs=1))) == other
     assert is_finished(other, read_config(other)["config_hash"])
 
@@ -147,7 +147,7 @@ def test_a_local_run_of_the_cells_hash_in_any_folder_comes_before_the_shipped_on
     root, corpus = shipped
     local = tmp_path / "store" / "elsewhere" / "toy" / "cnn" / "seed-1"
     shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", local)
-    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", tmp_path / "store" / "toy" / "toy" / "cnn" / "seed-1")
+    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", tmp_path / "store" / "toy/toy/cnn/seed-1")
     assert settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 1)) == local
     assert not (tmp_path / "store" / REFERENCE_CACHE).exists()  # nothing was materialised
 
