@@ -71,7 +71,7 @@ class Settings:
     (None: runs come from the store alone)."""
 
     corpora: Corpora
-    store: RunStore = field(default_factory=lambda: RunStore(Path("runs")))
+    store: RunStore = RunStore(Path("runs"))
     results_root: Path = Path("results")
     training: TrainChoice = field(default_factory=TrainChoice)
     options: RunOptions = RunOptions()

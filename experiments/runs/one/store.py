@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import enum
-import functools
 import io
 import itertools
 import json
@@ -27,7 +26,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,12 +199,11 @@ def read_json(path: Path):
         raise IsarcasmError(f"{path}: not valid JSON ({exc})") from None
 
 
-def recorded_hash(directory: Path, file: str = METRICS) -> str | None:
-    """The configuration hash a run's ``file`` records (metrics.json: a finished run's; failed.json: a failed
-    run's); None when there is no such file, or it is damaged (truncated, not JSON, no hash): then the run is
-    not finished."""
+def recorded_hash(directory: Path) -> str | None:
+    """The configuration hash a finished run's metrics.json records; None when there is no
+    metrics.json, or it is damaged (truncated, not JSON, no hash): then the run is not finished."""
     try:
-        recorded = load_json(directory / file)
+        recorded = load_json(directory / METRICS)
     except (OSError, ValueError):
         return None
     value = recorded.get("config_hash") if isinstance(recorded, dict) else None
@@ -292,6 +290,13 @@ def is_damaged(directory: Path) -> bool:
     finished run whose model file is missing or whose config.json is unreadable or edited since.
     Retraining may replace it."""
     return (directory / METRICS).exists() and not is_finished(directory)
+
+
+def _of_hash(folders: Sequence[Path], config_hash: str) -> Path | None:
+    """The first of ``folders`` that holds a finished run of this configuration, else the first that holds its
+    failed run (an outcome too: the same configuration fails the same way); None where none does."""
+    return next((folder for folder in folders if is_finished(folder, config_hash)), None) or \
+        next((folder for folder in folders if recorded_failure(folder, config_hash) is not None), None)
 
 
 def writable_folder(path: Path, what: str) -> Path:
@@ -805,46 +810,28 @@ class RunStore:
     root: Path
 
     def place(self, experiment: str, run: RunSpec, config_hash: str) -> RunPlace:
-        """``run``'s readable folder in ``experiment`` and, where it holds no finished run of ``config_hash``
-        (the run's configuration hash), the store's run of that hash in another folder (:meth:`holding`)."""
+        """``run``'s readable folder in ``experiment`` and, where it holds no finished run of ``config_hash`` (the
+        run's configuration hash), the run of that hash in the same place of another experiment's folder (a
+        run's hash covers its corpus, model, fold and seed, so no other place can hold it): read at each call,
+        so a run another experiment of the same invocation wrote is found."""
         directory = run_dir(self.root, experiment, run.corpus, run.model, run.seed, run.fold)
-        found = None if is_finished(directory, config_hash) else self.holding(config_hash)
+        if is_finished(directory, config_hash) or not self.root.is_dir():
+            return RunPlace(directory)
+        within = directory.relative_to(self.root / experiment)
+        found = _of_hash([other / within for other in sorted(self.root.iterdir())  # hidden: not the store's runs
+                          if other.is_dir() and not other.name.startswith(".")], config_hash)
         return RunPlace(directory, None if found == directory else found)
-
-    def holding(self, config_hash: str) -> Path | None:
-        """The folder of the store's finished run of this configuration hash, else of its failed one (an
-        outcome too: the same configuration fails the same way); None where it holds neither."""
-        return next((folder for folder in self._by_hash.get(config_hash, ())
-                     if is_finished(folder, config_hash) or recorded_failure(folder, config_hash) is not None), None)
-
-    @functools.cached_property
-    def _by_hash(self) -> dict[str, list[Path]]:
-        """Every run folder of the store by the configuration hash it records (finished runs before failed
-        ones), read once: the folders of each experiment at a run's depth, never the hidden ones (the
-        materialised reference runs, ``runs verify``'s retrained ones)."""
-        experiments = sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith(".")) \
-            if self.root.is_dir() else []
-        folders = [folder for experiment in experiments for depth in ("*/*/seed-*", "*/*/fold-*/seed-*")
-                   for folder in sorted(experiment.glob(depth)) if folder.is_dir()]
-        index: dict[str, list[Path]] = {}
-        for file in (METRICS, FAILED):
-            for folder in folders:
-                recorded = recorded_hash(folder, file)
-                if recorded is not None:
-                    index.setdefault(recorded, []).append(folder)
-        return index
 
     @staticmethod
     def lookup(place: RunPlace, config_hash: str) -> RunResult | None:
-        """The run of this configuration in ``place`` (its folder, then the run it found elsewhere): the first
-        finished one, else the first failed one (an outcome too: the same configuration fails the same way),
-        else None.  A run of another configuration is never one of them.  The one lookup that training, the
-        entrants, the executors and the studies share."""
-        finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
-        if finished:
-            return RunResult(finished, read_metrics(finished), skipped=True)
-        failed = next((folder for folder in place.all if recorded_failure(folder, config_hash) is not None), None)
-        return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
+        """The run of this configuration in ``place`` (:func:`_of_hash` over its folder, then the run it found
+        elsewhere), else None: a run of another configuration is never one of them.  The one lookup that
+        training, the entrants, the executors and the studies share."""
+        folder = _of_hash(place.all, config_hash)
+        if folder is None:
+            return None
+        finished = is_finished(folder, config_hash)
+        return RunResult(folder, read_metrics(folder) if finished else read_json(folder / FAILED), skipped=True)
 
     @staticmethod
     def finished(place: RunPlace, config_hash: str) -> Path | None:

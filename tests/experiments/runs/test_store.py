@@ -226,14 +226,17 @@ def test_a_run_is_placed_by_its_hash_never_by_its_folder(tmp_path):
                    for name, config_hash in (("table7", DEF), ("cross", ABC)))
     write_json(run_dir(tmp_path, "broken", "x", "cnn", 1) / FAILED, {"config_hash": HASH, "failed": "non-finite loss"})
     RunStore.produce(RunPlace(tmp_path / ".reference" / "x" / "cnn" / "seed-0"), GHI, finished_metrics)  # hidden
-    again = RunStore(tmp_path)  # the index of a new invocation
-    place = again.place("table7", spec, ABC)
+    place = store.place("table7", spec, ABC)
     assert place.directory == quick and place.found == full
     reused = RunStore.produce(place, ABC, lambda writer: pytest.fail("a run of the same hash was trained"))
     assert reused.directory == full and reused.skipped and recorded_hash(quick) == DEF  # the other run is untouched
-    assert again.place("table7", spec, DEF).found is None  # its own folder holds it
-    assert again.place("new", RunSpec("x", "cnn", 1), HASH).found == run_dir(tmp_path, "broken", "x", "cnn", 1)
-    missing = again.place("table7", spec, GHI)
+    assert store.place("table7", spec, DEF).found is None  # its own folder holds it
+    assert store.place("new", RunSpec("x", "cnn", 1), HASH).found == run_dir(tmp_path, "broken", "x", "cnn", 1)
+    written = RunStore.produce(store.place("later", RunSpec("x", "cnn", 1), HASH), HASH, finished_metrics, force=True)
+    assert written.directory == run_dir(tmp_path, "later", "x", "cnn", 1) and not written.skipped
+    assert store.place("new", RunSpec("x", "cnn", 1), HASH).found == written.directory  # finished before failed,
+    # found by the same store: a run written after the store was first asked (another experiment of one invocation)
+    missing = store.place("table7", spec, GHI)
     assert missing.found is None  # the materialised reference runs are not the store's (Settings.place asks the set)
     with pytest.raises(IsarcasmError, match=r"table7/x/cnn/seed-0 already holds a finished run of other settings.*"
                                             r"--output-dir, or --name.*--force"):
