@@ -24,8 +24,9 @@ from experiments.cli.options import (
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.merge import merged
-from experiments.reports.results import ResultsFiles, load_results
 from experiments.reports.table import comparison_markdown
+from experiments.results.files import ResultsFiles, load_results
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import PROTOCOLS, RULES
 from experiments.runs.one.reference import shipped_count
 from experiments.runs.one.store import RunStore, safe_name, writable_folder
@@ -84,8 +85,7 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
     seeds = seed_list(seeds, settings.training.quick)
     rows = reference_rows(spec, seeds, settings) if references else []
     result = run_experiment(spec, seeds, settings, reference_rows=rows)
-    report = Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8")
-    click.echo(_noted(report, protocol_note(result, settings.results_root)))
+    click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, settings.results_root)))
 
 
 @click.command()
@@ -155,7 +155,7 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         click.echo(comparison_markdown(result, _results(files, against)))
         return
     if as_json:
-        echo_json(result)
+        echo_json(result.to_dict())
     else:
         click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))))
     if html:
@@ -173,7 +173,7 @@ def _localiser(settings: Settings):
     """:meth:`Settings.localised`, saying (once per results file) how many runs came from the reference set."""
     said = set()
 
-    def localised(result: dict) -> dict:
+    def localised(result: Result) -> Result:
         local = settings.localised(result)
         count = shipped_count(run for cell in local["cells"] for run in cell.get("runs", []))
         if count and result["experiment"] not in said:
@@ -184,7 +184,7 @@ def _localiser(settings: Settings):
     return localised
 
 
-def _results(files: ResultsFiles, experiment: str) -> dict:
+def _results(files: ResultsFiles, experiment: str) -> Result:
     """Results ``experiment`` where ``files`` finds them (saying where, when not in the results folder)."""
     result = files.find(experiment)
     if result is None:

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from experiments.reports.fidelity import PROTOCOL_RULES
-from experiments.reports.results import load_results
 from experiments.reports.significance import holm
 from experiments.reports.table import run_ids
+from experiments.results.files import load_results
 from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.store import METRICS, read_config, scored_runs
 from experiments.runs.one.trajectory import run_under

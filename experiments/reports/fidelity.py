@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.reports.format import markdown_table
-from experiments.reports.results import load_results
+from experiments.results.files import load_results
 from experiments.runs.one.protocol import TrainConfig, changed_fields, other_test_set
 from preprocessing.errors import IsarcasmError
 

@@ -20,16 +20,8 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from experiments.reports.cross import MATRIX_METRICS, floor_rows, matrix, rows
 from experiments.reports.table import shown_metrics
-from experiments.runs.one.store import (
-    PREDICTIONS,
-    SCORED,
-    read_config,
-    read_history,
-    read_metrics,
-    read_predictions,
-    run_state,
-    write_text,
-)
+from experiments.runs.one.store import PREDICTIONS, SCORED, read_config, read_metrics, run_state, write_text
+from experiments.runs.one.outputs import read_history, read_predictions
 
 COLOURS = {"ours": "#1f77b4", "iSarcasm impl.": "#ff7f0e", "published": "#2ca02c"}
 METRIC_LABELS = {"f1_sarcastic": "F1 (sarcastic)", "precision_sarcastic": "precision (sarcastic)",

@@ -37,9 +37,10 @@ from experiments.reports.benchmark import (
 )
 from experiments.reports.format import markdown_table
 from experiments.reports.operating_point import floors_of
-from experiments.reports.results import COMMITTED as COMMITTED_FOLDER
-from experiments.reports.results import load_results, require_kind
 from experiments.reports.significance import holm
+from experiments.results.files import COMMITTED as COMMITTED_FOLDER
+from experiments.results.files import load_results, require_kind
+from experiments.results.schema import Result
 from experiments.runs.one.store import write_text
 from preprocessing.errors import IsarcasmError
 
@@ -172,7 +173,7 @@ def groups_of(entries: list[Entry]) -> list[list[Entry]]:
     return sorted(groups, key=lambda group: -len(group))
 
 
-def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> dict:
+def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> Result:
     """The board of ``entries``: its groups (each after the first with why it is not ranked with the first)
     and, per group, a cell per experiment cell with every row ranked; the entrants' tests against the best classic
     model Holm-adjusted over the whole board."""
@@ -190,10 +191,10 @@ def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> dict
     tested = [row for cell in cells for row in cell["rows"] if row.get("p_vs_best_classic") is not None]
     for row, adjusted in zip(tested, holm([row["p_vs_best_classic"] for row in tested])):
         row["p_holm"] = adjusted
-    return {"experiment": NAME, "kind": NAME, "tests": len(tested),
-            "entrants": [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
-                          "git_commit": e.result.get("git_commit")} for e in entries],
-            "groups": groups, "cells": cells, "shadowed": shadowed or []}
+    return Result(NAME, NAME, cells, {
+        "tests": len(tested), "entrants": [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
+                                            "git_commit": e.result.get("git_commit")} for e in entries],
+        "groups": groups, "shadowed": shadowed or []})
 
 
 def _shares(entries: list[Entry]) -> dict[tuple[str, str], tuple[float, str]]:

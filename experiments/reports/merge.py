@@ -7,6 +7,7 @@ side by side in one file: nothing is retrained, and each sweep's command, commit
 """
 from __future__ import annotations
 
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import TrainConfig
 from preprocessing.errors import IsarcasmError
 
@@ -16,10 +17,10 @@ SAME = ("experiment", "kind", "seeds", "train")
 PART = ("command", "git_commit", "wall_seconds", "compute_seconds", "sweep", "machine", "versions")
 
 
-def merged(result: dict, other: dict, source: str) -> dict:
+def merged(result: Result, other: Result, source: str) -> Result:
     """``result`` with the cells of ``other`` (read from ``source``) after its own; refused in one line where
     they are not the same experiment, seeds and settings, or where a cell (corpus and model) is in both."""
-    if result.get("kind") != "table" or other.get("kind") != "table":
+    if result.kind != "table" or other.kind != "table":
         raise IsarcasmError(f"{source}: only the results of a reproduction (a table of cells) are merged")
     differ = [key for key in SAME if _setting(result, key) != _setting(other, key)]
     if differ:
@@ -30,12 +31,10 @@ def merged(result: dict, other: dict, source: str) -> dict:
     if both:
         raise IsarcasmError(f"{source}: {', '.join(f'{corpus}/{model}' for corpus, model in both)} already in "
                             f"'{result['experiment']}': merge results of other models or corpora")
-    return {**result,
-            "cells": result["cells"] + other["cells"],
-            "parts": parts(result) + parts(other),
-            **{cost: round(result.get(cost, 0) + other.get(cost, 0), 1)
-               for cost in ("wall_seconds", "compute_seconds")},
-            "run_origins": result.get("run_origins", []) + other.get("run_origins", [])}
+    return result.updated(cells=result.cells + other.cells, parts=parts(result) + parts(other),
+                          **{cost: round(result.get(cost, 0) + other.get(cost, 0), 1)
+                             for cost in ("wall_seconds", "compute_seconds")},
+                          run_origins=result.get("run_origins", []) + other.get("run_origins", []))
 
 
 def parts(result: dict) -> list[dict]:

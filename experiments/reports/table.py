@@ -13,7 +13,7 @@ from pathlib import Path
 from experiments.reports.format import duration, markdown_table
 from experiments.reports.merge import made_by
 from experiments.reports.references import reference_section
-from experiments.reports.results import require_kind
+from experiments.results.files import require_kind
 from experiments.runs.one.protocol import QUICK, other_test_set
 from experiments.runs.one.reference import shipped_count
 from preprocessing.errors import IsarcasmError

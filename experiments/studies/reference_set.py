@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from experiments.reports.results import load_results, results_text
+from experiments.results.files import load_results, results_text
 from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import Backing, export, key_of, repeats, spec_of
 from experiments.runs.many.scheduler import RunTask, run_tasks

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from experiments.reports.operating_point import operating_point_of
-from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
+from experiments.results.files import require_kind
 from experiments.runs.one import provenance
 from experiments.runs.one.metrics import per_class_scores, summary_stats
 from experiments.runs.one.store import EPOCHS
@@ -64,10 +64,10 @@ def reselect(result: dict, rule: str | None, padded_batches: bool = False, local
         (f"selection rule '{rule}', " if rule != own else "") + "validation and test padded with repeated texts as "
         "the authors' code pads them (a diagnostic: another test set)" if padded_batches
         else f"selection rule '{rule}' applied to the runs' per-epoch record")
-    return {**result, "experiment": name, "selection": rule, "title": title,
-            "selected_from": result["experiment"], "reselect_seconds": round(time.time() - started, 1),
-            "rescored_by": {"git_commit": provenance.git_commit(), "command": provenance.command_line()},
-            **({"padded_batches": True} if padded_batches else {}), "cells": cells}
+    return result.updated(experiment=name, selection=rule, title=title, selected_from=result.experiment,
+                          reselect_seconds=round(time.time() - started, 1),
+                          rescored_by={"git_commit": provenance.git_commit(), "command": provenance.command_line()},
+                          **({"padded_batches": True} if padded_batches else {}), cells=cells)
 
 
 def _rescored(cell: dict, rule: str, padded_batches: bool) -> dict:

@@ -13,7 +13,7 @@ from experiments.cli import main
 from experiments.reports.figures import markdown_to_html
 from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import history_csv
+from experiments.runs.one.outputs import history_csv
 from experiments.studies.experiment import Cell, Reference
 from experiments.studies.reproduce import aggregate
 

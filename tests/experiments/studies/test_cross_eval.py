@@ -15,7 +15,8 @@ from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import read_predictions, run_dir
+from experiments.runs.one.store import run_dir
+from experiments.runs.one.outputs import read_predictions
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 

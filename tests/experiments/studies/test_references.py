@@ -16,7 +16,8 @@ from experiments.reports.table import markdown_report
 from experiments.runs.one.footprint import COSTS
 from experiments.runs.entrants.registry import TFIDF_LR_GRID, plan_run, score_run, tfidf_lr
 from experiments.runs.one.protocol import TrainConfig, make_splits
-from experiments.runs.one.store import is_finished, read_predictions, run_dir
+from experiments.runs.one.store import is_finished, run_dir
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash
 from experiments.studies.cross_eval import Scored
 from experiments.studies.experiment import Cell

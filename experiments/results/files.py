@@ -1,9 +1,11 @@
-"""Results files: one version number, one loader.
+"""Results files: one version number, one loader, one writer.
 
-Every results file a study writes (``results/<experiment>.json``) carries its ``kind`` (table,
-cross, benchmark, fidelity, elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every
-command that reads one goes through :func:`load_results`, which upgrades an older file or
-refuses it with one line, so a report never fails deep inside with a ``KeyError``.
+Every results file a study writes (``results/<experiment>.json``, a :class:`~experiments.results.schema.Result`'s
+:meth:`~experiments.results.schema.Result.to_dict`) carries its ``kind`` (table, cross, benchmark, fidelity,
+elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every command that reads one goes through
+:func:`load_results`, which upgrades an older file or refuses it with one line, so a report never fails deep
+inside with a ``KeyError``; :func:`write_result_files` writes a result's files as one set
+(:mod:`experiments.results.commit`).
 
 Version history:
 
@@ -22,23 +24,29 @@ Version history:
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.results import commit
+from experiments.results.schema import SCHEMA_VERSION, Result
+from experiments.runs.console import chatty
 from experiments.runs.one.metrics import recorded_problem, summary_problem, value_problem
 from experiments.runs.one.protocol import split_engine
 from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
-from experiments.runs.results_set import decided
+from experiments.runs.one.store import json_text, safe_name, write_text
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import json_value
 
 log = logging.getLogger("isarcasm")
 
-SCHEMA_VERSION = 1
 _NUMBER = (int, float)
 #: What each kind's readers rely on, checked on loading so that a report meets only files of this shape
 #: (and a report that still fails has a bug, which raises): the top-level keys, the keys of every cell,
@@ -68,15 +76,14 @@ REFERENCE = {"label": str, "metric": str, "value": _NUMBER}
 COMMITTED = SHIPPED.parent
 
 
-def stamped(result: dict) -> dict:
-    """``result`` as the current version writes it."""
-    return {**result, "kind": result.get("kind", "table"), "schema_version": SCHEMA_VERSION}
+#: Where a results file goes when a later invocation writes the same experiment's results.
+PREVIOUS = "previous"
 
 
-def require_kind(result: dict, kind: str, use: str) -> None:
+def require_kind(result: Result, kind: str, use: str) -> None:
     """One line when ``result`` is not of ``kind``: ``use`` (say, ``--selection``) reads only that kind."""
-    if result.get("kind", "table") != kind:
-        raise IsarcasmError(f"{use} reads {kind} results; '{result['experiment']}' is a {result['kind']} results file")
+    if result.kind != kind:
+        raise IsarcasmError(f"{use} reads {kind} results; '{result.experiment}' is a {result.kind} results file")
 
 
 def upgrade(result, source: str) -> dict:
@@ -89,8 +96,8 @@ def upgrade(result, source: str) -> dict:
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
-    if version == 0:
-        result = stamped(result)
+    if version == 0:  # a table's file, from before files named their kind
+        result = {"kind": "table", **result, "schema_version": SCHEMA_VERSION}
     kind = result["kind"]
     if kind not in REQUIRED:
         raise IsarcasmError(f"{source}: unknown kind of results {kind!r} (known: {', '.join(REQUIRED)})")
@@ -119,7 +126,7 @@ def upgrade(result, source: str) -> dict:
     return result
 
 
-def load_results(path: Path) -> dict:
+def load_results(path: Path) -> Result:
     """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
     written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
     completes the commit)."""
@@ -134,7 +141,7 @@ def load_results(path: Path) -> dict:
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
-    return upgrade(result, str(path))
+    return Result.from_dict(upgrade(result, str(path)))
 
 
 @dataclass
@@ -150,7 +157,7 @@ class ResultsFiles:
     committed: Path = COMMITTED
     found: dict = field(default_factory=dict)
 
-    def find(self, name: str) -> dict | None:
+    def find(self, name: str) -> Result | None:
         """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it.  A
         file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
         became the default, under a name that now means the fast engine's runs) is passed over: with a line where
@@ -165,7 +172,8 @@ class ResultsFiles:
                 return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
-            result = upgrade(json_value(recorded[0], recorded[1]), f"{recorded[1]} (its results '{name}')")
+            result = Result.from_dict(upgrade(json_value(recorded[0], recorded[1]),
+                                              f"{recorded[1]} (its results '{name}')"))
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result
@@ -243,10 +251,51 @@ def engine_mismatch(name: str, result: dict) -> str:
             "(the fast engine is the default since 2026-11-28, --engine exact names its results '-engine-exact')")
 
 
+def write_result_files(result: Result, results_root: Path, csv_text: str | None, markdown: str,
+                       figures: Callable[[Path], list[Path]] | None = None) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None) and the figures
+    ``figures(folder)`` draws into ``<experiment>/``, committed as one set (see
+    :mod:`experiments.results.commit`): a kill leaves the previous set or this one, never a mix.
+
+    Results an earlier invocation wrote there are never replaced silently:
+    they are first kept in ``<results_root>/previous/`` under their time
+    stamp (they hold, e.g., the wall time of the invocation that trained the
+    runs a later one reused), and a line on stderr says so (not under ``-q``).
+    """
+    name = safe_name(result.experiment, "experiment")
+    files = {f"{name}.json": json_text(result.to_dict()),
+             f"{name}.csv": csv_text, f"{name}.md": markdown}
+    with commit.staging(results_root, name) as folder:
+        for file, text in files.items():
+            if text is not None:
+                write_text(folder / file, text)
+        drawn = figures(folder / name) if figures else []
+        stamp = _stamp(results_root / f"{name}.json")
+        keep = {file: f"{PREVIOUS}/{Path(file).stem}-{stamp}{Path(file).suffix}" for file in files
+                if stamp and (results_root / file).is_file()}
+        steps = commit.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
+        commit.commit(results_root, name, folder, steps)
+    if keep and chatty():  # -q: results and errors only
+        print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
+    return [results_root / file for file, text in files.items() if text is not None] + \
+        [results_root / path.relative_to(folder) for path in drawn]
+
+
+def _stamp(current: Path) -> str | None:
+    """The suffix a current results file is kept under: when it was written (``-2``, ``-3``... after it when
+    a set of the same second is kept already); None when there is no current file."""
+    if not current.is_file():
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(current.stat().st_mtime))
+    for suffix in itertools.chain([stamp], (f"{stamp}-{n}" for n in itertools.count(2))):
+        if not (current.parent / PREVIOUS / f"{current.stem}-{suffix}{current.suffix}").exists():
+            return suffix
+
+
 def results_text(path: Path) -> str:
     """The text of results file ``path`` as its set's commit decided it (see
-    :func:`experiments.runs.results_set.decided`)."""
-    source = decided(path.parent, path.stem, path.name)
+    :func:`experiments.results.commit.decided`)."""
+    source = commit.decided(path.parent, path.stem, path.name)
     try:
         return source.read_text(encoding="utf-8")
     except FileNotFoundError:
