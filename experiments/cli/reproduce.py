@@ -140,11 +140,11 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         result = fidelity_of(experiment, files, localised) if fidelity else elements_of(experiment, files)
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
-        experiment = result["experiment"]
+        experiment = result.experiment
     result = _results(files, experiment)
     if selection or padded_batches:
         result = reselect(result, selection, padded_batches, localised)
-        if result["experiment"] != experiment:
+        if result.experiment != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result['selection']}' applied to the runs' "
                        f"per-epoch records{' on padded splits' if padded_batches else ''} in "
@@ -175,10 +175,10 @@ def _localiser(settings: Settings):
 
     def localised(result: Result) -> Result:
         local = settings.localised(result)
-        count = shipped_count(run for cell in local["cells"] for run in cell.get("runs", []))
-        if count and result["experiment"] not in said:
-            said.add(result["experiment"])
-            click.echo(f"{result['experiment']}: {count} of {sum(len(c.get('runs', [])) for c in local['cells'])} "
+        count = shipped_count(run for cell in local.cells for run in cell.get("runs", []))
+        if count and result.experiment not in said:
+            said.add(result.experiment)
+            click.echo(f"{result.experiment}: {count} of {sum(len(c.get('runs', [])) for c in local.cells)} "
                        f"runs from the reference set {settings.reference.folder} (verified against the local data)", err=True)
         return local
     return localised

@@ -183,7 +183,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     result = run(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
     references = _references(own, model, against, seeds, settings)
     cells, absent, failed = [], [], []
-    for corpus, summary in zip(corpus_names, result["cells"]):
+    for corpus, summary in zip(corpus_names, result.cells):
         failed += [{"model": model, "cell": f"{name} {summary['corpus']}", "seed": f["seed"], "reason": f["reason"]}
                    for f in summary.get("failed_runs", [])]
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]
@@ -200,7 +200,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                     classics[classic].append(Scored.from_run(found))
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
-        cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics,
+        cells.append(BenchCell(result.experiment, corpus_label(corpus), candidate, classics,
                                references.get(corpus_label(corpus), {}), (corpus,)))
     return cells, absent, failed
 

@@ -178,7 +178,7 @@ def _published(result: dict) -> dict:
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
-    return next((c for c in result["cells"] if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
+    return next((c for c in result.cells if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
 
 
 #: How F1 values over seeds stand to the paper's one run: the mean within 0.03 of it, the paper inside their range.
@@ -252,8 +252,8 @@ def elements(experiment: str, results: ResultsFiles) -> Result:
     if not found:
         raise IsarcasmError(f"no results of a single element of '{experiment}' in {results.folder}/: make one with "
                             f"`isarcasm reproduce {experiment} {ELEMENTS[0].options}` (the others: docs/protocol.md)")
-    corpora = {c["corpus"] for result in found.values() for c in result["cells"] if c.get("runs")}
-    keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result["cells"]
+    corpora = {c["corpus"] for result in found.values() for c in result.cells if c.get("runs")}
+    keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result.cells
                          if c["corpus"] in corpora and c.get("runs"))
     cells = [_element_row(element, experiment, found.get(element.label),
                           _cell(base, model, corpus), (corpus, model))

@@ -8,6 +8,7 @@ import pytest
 from markdown_tables import unpadded
 
 from experiments.reports.benchmark import benchmark_markdown
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.outputs import predictions_tsv
@@ -120,8 +121,9 @@ def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_t
 
 def _report(summary: dict) -> str:
     """The benchmark's markdown, its tables unpadded."""
-    return unpadded(benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
-                               "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []}))
+    return unpadded(benchmark_markdown(Result("benchmark", "benchmark-cand", [summary], {
+        "model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0], "git_commit": "x", "missing": [],
+        "failed_runs": []})))
 
 
 ONE_OF_THREE = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # F1 0.5: above the floor (0.462)

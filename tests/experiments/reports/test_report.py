@@ -45,7 +45,7 @@ def test_cells_far_from_the_implementation_are_flagged_with_their_note():
                                           ({"epochs": 30, "max_train": 50}, False),  # an experiment file's cap
                                           ({"epochs": 2, "max_train": None}, False)])
 def test_a_quick_runs_report_says_it_is_a_smoke_run_and_flags_nothing(train, smoke):
-    result = {**result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]), "train": train}
+    result = result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]).updated(train=train)
     text = unpadded(markdown_report(result))
     assert ("**Smoke run** (`--quick`: 2 epoch(s) on at most 600 training texts)" in text) == smoke
     assert ("not comparable" in text) == smoke
@@ -140,8 +140,8 @@ def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured
     assert "(3 cells, 3 paired seeds each)" in measured and "\n" not in measured
     assert "F1 by -0.010 to +0.170, its threshold rule alone by +0.050 to +0.200." in measured
     # a variant, a rule applied afterwards, or a table without the paper's F1 gets no note
-    assert protocol_note({**result, "train": {"selection": "grid", "batching": "class-ratio"}}, tmp_path) == ""
-    assert protocol_note({**result, "selection": "grid"}, tmp_path) == ""
+    assert protocol_note(result.updated(train={"selection": "grid", "batching": "class-ratio"}), tmp_path) == ""
+    assert protocol_note(result.updated(selection="grid"), tmp_path) == ""
     assert protocol_note(result_with([0.2], [Reference("published", "f1_macro", 0.7)]), tmp_path) == ""
     # fidelity results made from other results are not read as this table's
     fidelity_file(tmp_path, "other", [(0.5, 0.5)])
