@@ -266,3 +266,19 @@ def test_the_exact_engines_elements_are_found_under_the_names_its_runs_get(tmp_p
     assert "`isarcasm reproduce t --oov-init uniform --engine exact` makes them." in elements_markdown(result)
     write_table(tmp_path, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])], train={})
     assert row(elements("t", ResultsFiles(tmp_path)), CLIP, "lstm")["mean_delta"] == pytest.approx(0.65)
+
+
+def test_the_committed_elements_folder_is_read_after_the_results_folder(tmp_path):
+    """The committed single elements live in docs/results/elements/, beside the committed tables: a fresh
+    clone's elements report finds them there; one in the results folder comes first."""
+    committed, folder = tmp_path / "committed", tmp_path / "results"
+    (committed / "elements").mkdir(parents=True)
+    folder.mkdir()
+    write_table(committed, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    write_table(committed / "elements", f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.4, 0.4])])
+    files = ResultsFiles(folder, committed=committed)
+    assert row(elements("t", files), CLIP, "lstm")["mean_delta"] == pytest.approx(0.15)
+    assert files.found[f"t{CLIP.suffix}"] == str(committed / "elements" / f"t{CLIP.suffix}.json")
+    write_table(folder, f"t{CLIP.suffix}", [table_cell("lstm", [0, 1], [0.9, 0.9])])
+    assert row(elements("t", ResultsFiles(folder, committed=committed)), CLIP, "lstm")["mean_delta"] == \
+        pytest.approx(0.65)
