@@ -3,14 +3,14 @@
 Every results file a study writes (``results/<experiment>.json``, a :class:`~experiments.results.schema.Result`'s
 :meth:`~experiments.results.schema.Result.to_dict`) carries its ``kind`` (table, cross, benchmark, fidelity,
 elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every command that reads one goes through
-:func:`load_results`, which upgrades an older file or refuses it with one line, so a report never fails deep
-inside with a ``KeyError``; :func:`write_result_files` writes a result's files as one set
+:func:`load_results`, which checks it against its kind's shape (:func:`checked`) or refuses it with one line, so a
+report never fails deep inside with a ``KeyError``; :func:`write_result_files` writes a result's files as one set
 (:mod:`experiments.results.commit`).
 
 Version history:
 
-- 0: files written before results carried a version (until 2026-11-25); a table's file had no
-  ``kind``.  Upgraded by naming the kind.
+- 0: files written before results carried a version; a table's file had no ``kind``.  No longer read (every
+  committed file is version 1): such a file is refused in one line, and the command that made it makes it again.
 - 1: ``kind`` and ``schema_version`` in every file; a table cell may carry ``thresholds`` and a
   results file a ``selection`` rule (experiments/runs/one/trajectory.py); a table cell ``failed_runs``
   and a cross or benchmark file ``failed_runs`` (runs whose training diverged, averaged nowhere;
@@ -89,19 +89,21 @@ def require_kind(result: Result, kind: str, use: str) -> None:
         raise IsarcasmError(f"{use} reads {kind} results; '{result.experiment}' is a {result.kind} results file")
 
 
-def upgrade(result, source: str) -> dict:
-    """A results dict of any known version as the current version reads it; else one line."""
+def checked(result, source: str) -> dict:
+    """A results file's top level ``result`` (read from ``source``), when it is of this version and its kind's
+    shape; else one line saying what is wrong."""
     if not isinstance(result, dict):
         raise IsarcasmError(f"{source}: not a results file (a JSON {type(result).__name__}, not an object)")
-    version = result.get("schema_version", 0)
+    version = result.get("schema_version")
+    if version is None:
+        raise IsarcasmError(f"{source}: written before results files carried a schema version, which this isarcasm "
+                            "no longer reads; run the command that made it again")
     if not isinstance(version, int) or version < 0:
         raise IsarcasmError(f"{source}: schema_version {version!r} is not a version number")
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
-    if version == 0:  # a table's file, from before files named their kind
-        result = {"kind": "table", **result, "schema_version": SCHEMA_VERSION}
-    kind = result["kind"]
+    kind = result.get("kind")
     if kind not in REQUIRED:
         raise IsarcasmError(f"{source}: unknown kind of results {kind!r} (known: {', '.join(REQUIRED)})")
     top, per_cell = REQUIRED[kind]
@@ -130,7 +132,7 @@ def upgrade(result, source: str) -> dict:
 
 
 def load_results(path: Path) -> Result:
-    """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
+    """The results file at ``path``, checked (:func:`checked`; or one line saying why not).  Nothing is
     written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
     completes the commit)."""
     try:
@@ -144,7 +146,7 @@ def load_results(path: Path) -> Result:
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
-    return Result.from_dict(upgrade(result, str(path)))
+    return Result.from_dict(checked(result, str(path)))
 
 
 @dataclass
@@ -162,7 +164,7 @@ class ResultsFiles:
     found: dict = field(default_factory=dict)
 
     def find(self, name: str) -> Result | None:
-        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it.  A
+        """Results ``name``, checked (:func:`load_results`); None where none of the three places has it.  A
         file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
         became the default, under a name that now means the fast engine's runs) is passed over: with a line where
         it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
@@ -176,7 +178,7 @@ class ResultsFiles:
                 return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
-            result = Result.from_dict(upgrade(json_value(recorded[0], recorded[1]),
+            result = Result.from_dict(checked(json_value(recorded[0], recorded[1]),
                                               f"{recorded[1]} (its results '{name}')"))
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"

@@ -46,7 +46,7 @@ class Result(Mapping):
 
     @classmethod
     def from_dict(cls, data: dict) -> Result:
-        """The result a results file's top level ``data`` holds (checked by :func:`~experiments.results.files.upgrade`)."""
+        """The result a results file's top level ``data`` holds (checked by :func:`~experiments.results.files.checked`)."""
         return cls(data["kind"], data["experiment"], data["cells"],
                    {key: value for key, value in data.items() if key not in (*_CORE, "cells")},
                    data.get("schema_version", SCHEMA_VERSION))

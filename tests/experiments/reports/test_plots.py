@@ -52,10 +52,10 @@ def fake_results(tmp_path):
         cells.append(aggregate(cell, [m for m, _ in made], [str(r) for r in runs], [0, 1]))
     gone = Cell("other", "lstm", (Reference("iSarcasm impl.", "f1_sarcastic", 0.4),))
     cells.append(aggregate(gone, [{"test": {"f1_sarcastic": 0.3, "f1_macro": 0.5}}], [str(tmp_path / "gone")], [0]))
-    result = {"experiment": "toy", "title": "Toy table", "source": "tests", "seeds": [0, 1], "git_commit": "abc",
-              "wall_seconds": 10, "compute_seconds": 8, "cells": cells}
+    result = Result("table", "toy", cells, {"title": "Toy table", "source": "tests", "seeds": [0, 1],
+                                            "git_commit": "abc", "wall_seconds": 10, "compute_seconds": 8})
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "toy.json").write_text(json.dumps(result))
+    (tmp_path / "results" / "toy.json").write_text(json.dumps(result.to_dict()))
     return result, matrices
 
 
@@ -103,9 +103,9 @@ def test_cross_results_get_a_heatmap_per_model(tmp_path):
     cells = [{"model": model, "train_corpus": a, "test_corpus": b, "seeds": [0], "runs": [],
               "metrics": {m: {"mean": 0.5, "std": 0.1, "values": [0.5]} for m in ("f1_sarcastic", "f1_macro")}}
              for model in ("lstm", "cnn") for a in corpora for b in corpora]
-    result = {"experiment": "cross", "kind": "cross", "title": "Cross", "models": ["lstm", "cnn"], "corpora": corpora,
-              "seeds": [0], "git_commit": "abc", "wall_seconds": 1, "cells": cells}
-    (tmp_path / "cross.json").write_text(json.dumps(result))
+    result = Result("cross", "cross", cells, {"title": "Cross", "models": ["lstm", "cnn"], "corpora": corpora,
+                                              "seeds": [0], "git_commit": "abc", "wall_seconds": 1})
+    (tmp_path / "cross.json").write_text(json.dumps(result.to_dict()))
     outcome = CliRunner().invoke(main, ["report", "cross", "--results-dir", str(tmp_path), "--html"])
     assert outcome.exit_code == 0, outcome.output
     assert "| alpha | **0.500 ± 0.100** | 0.500 ± 0.100 |" in unpadded(outcome.output)

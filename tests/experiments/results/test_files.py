@@ -1,4 +1,4 @@
-"""Results files carry a schema version and load through one function, which upgrades or refuses them."""
+"""Results files carry a schema version and load through one function, which checks or refuses them."""
 import json
 import math
 import re
@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from experiments.cli import main
 from experiments.reports.kinds import ResultKind, kind_of
-from experiments.results.files import load_results, upgrade
+from experiments.results.files import load_results
 from experiments.results.schema import SCHEMA_VERSION
 from preprocessing.errors import IsarcasmError
 from locations import ROOT
@@ -29,8 +29,7 @@ def test_every_committed_results_file_loads_and_renders(path):
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
 def test_every_committed_results_file_names_its_kind_and_version(path):
-    """As written, not as loaded (the loader stamps an older file): an older one is upgraded by ``load_results``
-    and written back, numbers unchanged."""
+    """As written: the loader reads no file of an older version."""
     written = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(written["schema_version"], int) and written["kind"]
 
@@ -48,10 +47,12 @@ def test_a_file_of_a_newer_version_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("[1, 2]", "not a results file"),
-    ('{"experiment": "x", "cells": []}', "missing or malformed"),
-    ('{"kind": "other"}', "unknown kind"),
+    ('{"experiment": "x", "kind": "table", "schema_version": 1, "cells": []}', "missing or malformed"),
+    ('{"kind": "other", "schema_version": 1}', "unknown kind"),
+    ('{"schema_version": 1}', "unknown kind"),
     ("{not json", "not valid JSON"),
-    ('{"experiment": "x", "title": "t", "source": "s", "seeds": [0], "cells": [{"corpus": "c"}]}', "cell 1 lacks"),
+    ('{"experiment": "x", "kind": "table", "schema_version": 1, "title": "t", "source": "s", "seeds": [0], '
+     '"cells": [{"corpus": "c"}]}', "cell 1 lacks"),
 ])
 def test_malformed_files_are_one_line(tmp_path, content, message):
     path = tmp_path / "x.json"
@@ -60,9 +61,11 @@ def test_malformed_files_are_one_line(tmp_path, content, message):
         load_results(path)
 
 
-def test_a_version_0_table_is_upgraded():
-    old = {"experiment": "t", "title": "t", "source": "s", "seeds": [0], "cells": []}
-    assert upgrade(old, "t.json")["kind"] == "table"
+def test_a_file_from_before_results_carried_a_version_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"experiment": "t", "title": "t", "source": "s", "seeds": [0], "cells": []}))
+    with pytest.raises(IsarcasmError, match="t.json: written before results files carried a schema version.*again"):
+        load_results(path)
 
 
 @pytest.mark.parametrize("edit, message", [
