@@ -1,10 +1,10 @@
 """One registry of result kinds: each result names its kind (:attr:`~experiments.results.schema.Result.kind`),
 and the kind supplies its report.
 
-``reproduce`` writes table results, ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark, ``leaderboard`` the board of
-every benchmark.  Every place that
-shows or saves a results file (``report``, ``--html``, the studies) asks the registry, so a new
-kind of study is one :class:`ResultKind` here, not another ``if result["kind"] == ...``.
+``reproduce`` writes table results, ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark,
+``leaderboard`` the board of every benchmark.  Every place that shows or saves a results file (``report``,
+``--html``, the studies) asks the registry, so a new kind of study is one :class:`ResultKind` here, not another
+``if result.kind == ...``.
 """
 from __future__ import annotations
 

@@ -191,10 +191,10 @@ def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> Resu
     tested = [row for cell in cells for row in cell["rows"] if row.get("p_vs_best_classic") is not None]
     for row, adjusted in zip(tested, holm([row["p_vs_best_classic"] for row in tested])):
         row["p_holm"] = adjusted
-    return Result(NAME, NAME, cells, {
-        "tests": len(tested), "entrants": [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
-                                            "git_commit": e.result.get("git_commit")} for e in entries],
-        "groups": groups, "shadowed": shadowed or []})
+    entrants = [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
+                 "git_commit": e.result.get("git_commit")} for e in entries]
+    return Result(NAME, NAME, cells, {"tests": len(tested), "entrants": entrants, "groups": groups,
+                                      "shadowed": shadowed or []})
 
 
 def _shares(entries: list[Entry]) -> dict[tuple[str, str], tuple[float, str]]:

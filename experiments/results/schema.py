@@ -46,7 +46,8 @@ class Result(Mapping):
 
     @classmethod
     def from_dict(cls, data: dict) -> Result:
-        """The result a results file's top level ``data`` holds (checked by :func:`~experiments.results.files.checked`)."""
+        """The result a results file's top level ``data`` holds (as :func:`~experiments.results.files.checked`
+        passed it)."""
         return cls(data["kind"], data["experiment"], data["cells"],
                    {key: value for key, value in data.items() if key not in (*_CORE, "cells")},
                    data.get("schema_version", SCHEMA_VERSION))

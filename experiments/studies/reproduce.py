@@ -74,8 +74,8 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
     cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
                  else summaries[cell.key]), "corpus": labels[cell.corpus]} for cell in kept]
-    result = table_result(experiment, name, cells, started, seeds=seeds, train=asdict(train),
-                          title=experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else ""),
+    title = experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else "")
+    result = table_result(experiment, name, cells, started, seeds=seeds, train=asdict(train), title=title,
                           **({"reference_rows": list(reference_rows)} if reference_rows else {}))
     save_result(result, settings.results_root)
     return result

@@ -142,8 +142,8 @@ class Settings:
                                     "other settings than this results file's runs (e.g. another --engine), so it "
                                     "cannot stand in for them; reproduce the experiment here to report on its runs")
             return str(shipped or run)
-        return result.updated(cells=[{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell
-                                     for cell in result.cells])
+        return result.updated(cells=[{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs")
+                                     else cell for cell in result.cells])
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
