@@ -79,9 +79,9 @@ def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], s
     in the shape of a reproduction's cells."""
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
     runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    tasks = [RunTask(spec, settings.store.place(runs_name, spec), settings.corpora.data_dir,
+    tasks = [RunTask(spec, settings.store.place(runs_name, spec, plan.config_hash), settings.corpora.data_dir,
                      tuple(sorted(settings.corpora.options(spec.corpus).items())), settings.options,
-                     scoring(spec.model)) for _, spec, _ in plans]
+                     scoring(spec.model)) for _, spec, plan in plans]
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
     runs: dict[str, list] = {}
     for (cell, spec, _), run in zip(plans, run_tasks(tasks, datasets, settings.executor, runs_name)):

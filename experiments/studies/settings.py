@@ -101,25 +101,28 @@ class Settings:
         return experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        """``run``'s place in the store, and, when its own folder holds no finished run, the verified
-        reference run of the same key as its last twin (a local run of the same configuration, in its folder
-        or a twin, always comes first; ``force`` retrains, so it reads none).  A finished twin does not keep
-        the reference run out: it may be of another configuration (a ``--quick`` run of the same key), and
-        the lookup that follows compares configuration hashes."""
-        place = self.store.place(experiment, run)
-        if self.reference is None or self.options.force or self.store.finished(replace(place, twins=())):
+        """``run``'s readable folder in ``experiment`` and the run of its configuration hash it is reused from:
+        its folder's, else the store's in another folder, else the verified reference run of that hash (a local
+        run always comes first; ``force`` retrains, so it reads none).  A run of other settings, in whatever
+        folder, is never reused and never keeps the reference run out."""
+        config_hash = expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+        place = self.store.place(experiment, run, config_hash)
+        if self.reference is None or self.options.force or self.store.finished(place, config_hash):
             return place
-        shipped = self.shipped(key_of(place.directory))
-        return replace(place, twins=(*place.twins, shipped)) if shipped else place
+        # the run at this folder's key too, so that one whose data differs here is named in one line
+        shipped = self.shipped(self.reference.key_holding(config_hash) or key_of(place.directory),
+                               config_hash=config_hash)
+        return replace(place, found=shipped) if shipped else place
 
-    def shipped(self, key: str, strict: bool = False) -> Path | None:
+    def shipped(self, key: str, strict: bool = False, config_hash: str | None = None) -> Path | None:
         """The reference run ``key`` (experiments/runs/one/reference.py), verified against the local data and
-        materialised in the store; None where the set has none, or where it does not match: one line says
-        so, once per cell (``strict``: that line is the error)."""
+        materialised in the store; None where the set has none (of ``config_hash``, when given), or where it
+        does not match: one line says so, once per cell (``strict``: that line is the error)."""
         if self.reference is None:
             return None
         try:
-            found = self.reference.materialised(key, self.store.root, self.corpora.load, self.corpora.data_dir)
+            found = self.reference.materialised(key, self.store.root, self.corpora.load, self.corpora.data_dir,
+                                                config_hash)
         except Mismatch as exc:
             if strict:
                 raise
@@ -153,8 +156,9 @@ class Settings:
         return RunTask(run, self.place(experiment, run), self.corpora.data_dir, options, self.options)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
-        """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
-        (a failed run is no finished run: training it again reports its failure)."""
+        """The finished run of exactly ``run`` (its configuration hash) in ``experiment``'s folder, else in
+        another folder of the store, else shipped (:meth:`place`; a failed run is no finished run: training it
+        again reports its failure)."""
         place = self.place(experiment, run)
         return self.store.finished(place, expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir))
 

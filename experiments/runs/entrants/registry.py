@@ -276,7 +276,7 @@ def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
     """Score the planned run and write it to ``place.directory`` through the store, as
     :func:`~experiments.runs.one.training.train_run` writes a trained one (:meth:`RunStore.produce`: under the
     run's claim, staged, metrics.json last, swapped in).  A finished run with the same configuration, there
-    or in one of ``place.twins``, is reused unless ``force``."""
+    or the one ``place`` found elsewhere, is reused unless ``force``."""
     return RunStore.produce(place, plan.config_hash, partial(_write, plan), force)
 
 

@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,18 +85,6 @@ def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fol
     folder = (root / safe_name(experiment, "experiment") / safe_name(corpus_label(corpus), "corpus")
               / safe_name(model, "model"))
     return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
-
-
-def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
-    """The same (corpus, model, seed, fold) in every other experiment folder of the store.
-
-    Experiments share cells (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
-    runs), so a run finished for one is reused by another when its configuration hash matches.
-    """
-    if not root.is_dir():
-        return []
-    return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
-            if other.is_dir() and other.name != experiment and not other.name.startswith(".")]
 
 
 def json_text(value) -> str:
@@ -248,6 +236,13 @@ def is_damaged(directory: Path) -> bool:
     return (directory / METRICS).exists() and not is_finished(directory)
 
 
+def _of_hash(folders: Sequence[Path], config_hash: str) -> Path | None:
+    """The first of ``folders`` that holds a finished run of this configuration, else the first that holds its
+    failed run (an outcome too: the same configuration fails the same way); None where none does."""
+    return next((folder for folder in folders if is_finished(folder, config_hash)), None) or \
+        next((folder for folder in folders if recorded_failure(folder, config_hash) is not None), None)
+
+
 def writable_folder(path: Path, what: str) -> Path:
     """``path``, created if needed, after checking that files can be written in it: a one-line
     error before any work, rather than a traceback after hours of training."""
@@ -265,8 +260,9 @@ def refuse_other_run(directory: Path, config_hash: str, force: bool = False) -> 
     (which only ``force`` replaces): a run never silently overwrites another."""
     recorded = recorded_hash(directory)
     if recorded is not None and recorded != config_hash and not force:
-        raise IsarcasmError(f"{directory} already holds a finished run with another configuration; "
-                            "pass --force to replace it or choose another --output-dir")
+        raise IsarcasmError(f"{directory} already holds a finished run of other settings (configuration hash "
+                            f"{recorded[:12]}, this run's {config_hash[:12]}): keep it and store this run elsewhere "
+                            "(--output-dir, or --name), or replace it (--force)")
 
 
 @contextlib.contextmanager
@@ -547,32 +543,42 @@ class RunStore:
     """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``, and the one
     owner of a run folder's life: where a run lives (:meth:`place`), what a place holds (:meth:`lookup`)
     and how a run gets there (:meth:`produce`).  Trained runs, entrants' runs, runs trained on a cluster
-    and ``isarcasm train`` all go through these.  Experiments share runs (Table 7's iSarcasm runs are the
-    cross-dataset matrix's in-domain ones), so a run's place includes its twins in the other experiments;
-    a place knows its folders, so :meth:`lookup` and :meth:`produce` need no root."""
+    and ``isarcasm train`` all go through these.  A folder is only where a run is written and read: a run
+    is identified by its configuration hash, so a run is reused from whichever experiment's folder holds
+    a run of its hash (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain ones), and a run of
+    other settings is never taken for it.  A place knows its folders, so :meth:`lookup` and :meth:`produce`
+    need no root."""
 
     root: Path
 
-    def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
-        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+    def place(self, experiment: str, run: RunSpec, config_hash: str) -> RunPlace:
+        """``run``'s readable folder in ``experiment`` and, where it holds no finished run of ``config_hash`` (the
+        run's configuration hash), the run of that hash in the same place of another experiment's folder (a
+        run's hash covers its corpus, model, fold and seed, so no other place can hold it): read at each call,
+        so a run another experiment of the same invocation wrote is found."""
+        directory = run_dir(self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        if is_finished(directory, config_hash) or not self.root.is_dir():
+            return RunPlace(directory)
+        within = directory.relative_to(self.root / experiment)
+        found = _of_hash([other / within for other in sorted(self.root.iterdir())  # hidden: not the store's runs
+                          if other.is_dir() and not other.name.startswith(".")], config_hash)
+        return RunPlace(directory, None if found == directory else found)
 
     @staticmethod
-    def lookup(place: RunPlace, config_hash: str | None = None) -> RunResult | None:
-        """The run of this configuration (any, without ``config_hash``) in ``place`` (its folder, then its
-        twins): the first finished one, else the first failed one (an outcome too: the same configuration
-        fails the same way), else None.  The one lookup that training, the entrants, the executors and the
-        studies share."""
-        finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
-        if finished:
-            return RunResult(finished, read_metrics(finished), skipped=True)
-        failed = next((folder for folder in place.all if recorded_failure(folder, config_hash) is not None), None)
-        return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
+    def lookup(place: RunPlace, config_hash: str) -> RunResult | None:
+        """The run of this configuration in ``place`` (:func:`_of_hash` over its folder, then the run it found
+        elsewhere), else None: a run of another configuration is never one of them.  The one lookup that
+        training, the entrants, the executors and the studies share."""
+        folder = _of_hash(place.all, config_hash)
+        if folder is None:
+            return None
+        finished = is_finished(folder, config_hash)
+        return RunResult(folder, read_metrics(folder) if finished else read_json(folder / FAILED), skipped=True)
 
     @staticmethod
-    def finished(place: RunPlace, config_hash: str | None = None) -> Path | None:
-        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration (any,
-        without ``config_hash``); None where it finds a failed run or none."""
+    def finished(place: RunPlace, config_hash: str) -> Path | None:
+        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration; None
+        where it finds a failed run or none."""
         found = RunStore.lookup(place, config_hash)
         return found.directory if found and not found.failure else None
 

@@ -209,8 +209,8 @@ def train_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
               options: RunOptions = RunOptions()) -> RunResult:
     """Train ``run`` on ``dataset`` (its corpus, loaded) and write it to ``place.directory``.
 
-    A finished run with the same configuration is reused (resume), in ``place.directory`` or else
-    in one of ``place.twins``; ``options.force`` retrains it in ``place.directory``.  So is a failed
+    A finished run with the same configuration is reused (resume), in ``place.directory`` or else the
+    one ``place`` found elsewhere; ``options.force`` retrains it in ``place.directory``.  So is a failed
     one: a run whose loss, weights or probabilities became non-finite is stored with failed.json
     instead of metrics.json and returned with its :attr:`RunResult.failure`; running it again
     reports the same failure without training (same seed, same numbers) until ``options.force``

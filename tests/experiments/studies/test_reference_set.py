@@ -4,6 +4,7 @@ import hashlib
 import json
 import logging
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +15,14 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.results.files import load_results
 from experiments.runs.one.protocol import RULES, TrainConfig
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.reference import FORMAT, VERSION, Mismatch, ReferenceSet
 from experiments.runs.one.reference_arrays import PARTS, unpacked
 from experiments.runs.many.scheduler import LocalExecutor
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore
+from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, is_finished, read_config
 from experiments.runs.one.outputs import read_predictions
+from experiments.runs.one.training import expected_hash
 from experiments.runs.one.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings, TrainChoice
@@ -106,16 +109,60 @@ def test_the_one_lookup_of_a_finished_run_prefers_the_local_run(shipped):
     assert read_predictions(fresh.finished("toy", spec(corpus, 1)) / PREDICTIONS).ids[0] == "test0"
 
 
-def test_a_finished_run_of_another_configuration_in_another_experiment_keeps_the_reference_run(shipped, tmp_path):
-    """A --quick run of the same key (another experiment's folder, another configuration) is no reason to
-    train the run the reference set holds."""
+def of_other_settings(run: Path, to: Path) -> Path:
+    """A finished copy of ``run`` at ``to`` whose config.json says it trained one epoch (another configuration
+    hash, recorded in its config.json and metrics.json as training would): a run of other settings."""
+    shutil.copytree(run, to)
+    config = json.loads((to / "config.json").read_text())
+    config = {**config, "train": {**config["train"], "epochs": 1}}
+    config["config_hash"] = recorded_config_hash(config)
+    metrics = json.loads((to / METRICS).read_text())
+    (to / "config.json").write_text(json.dumps(config))
+    (to / METRICS).write_text(json.dumps({**metrics, "config_hash": config["config_hash"]}))
+    assert is_finished(to) and not is_finished(to, metrics["config_hash"])
+    return to
+
+
+def test_a_run_of_other_settings_in_the_cells_folder_is_never_reused_and_never_hides_the_reference_run(shipped,
+                                                                                                       tmp_path):
+    """A --quick run (any other settings) in the very folder of a cell's run: the cell takes the shipped run of
+    its configuration hash, and the other run stays as it was."""
     root, corpus = shipped
-    quick = tmp_path / "store" / "toy-quick" / "toy" / "cnn" / "seed-0"
-    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", quick)
-    metrics = json.loads((quick / METRICS).read_text())
-    (quick / METRICS).write_text(json.dumps({**metrics, "config_hash": "0" * 16}))
-    found = settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 0))
-    assert found == tmp_path / "store" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"
+    other = of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-0",
+                              tmp_path / "store" / "toy" / "toy" / "cnn" / "seed-0")
+    settings = settings_of(root, tmp_path / "store", root / "ref")
+    assert settings.finished("toy", spec(corpus, 0)) == tmp_path / "store" / REFERENCE_CACHE / "toy/toy/cnn/seed-0"
+    assert settings.finished("toy", replace(spec(corpus, 0), train=replace(FAST, epochs=1))) == other
+    assert is_finished(other, read_config(other)["config_hash"])
+
+
+def test_a_local_run_of_the_cells_hash_in_any_folder_comes_before_the_shipped_one(shipped, tmp_path):
+    root, corpus = shipped
+    local = tmp_path / "store" / "elsewhere" / "toy" / "cnn" / "seed-1"
+    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", local)
+    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", tmp_path / "store" / "toy/toy/cnn/seed-1")
+    assert settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 1)) == local
+    assert not (tmp_path / "store" / REFERENCE_CACHE).exists()  # nothing was materialised
+
+
+def test_a_reproduction_never_mixes_runs_of_other_settings_into_a_cell(shipped, tmp_path, monkeypatch):
+    """Seed 0's folder holds a run of other settings, seed 1's run of the cell's settings is in another
+    experiment's folder: nothing is trained, and every run of the cell has the cell's configuration hash."""
+    root, corpus = shipped
+    store = tmp_path / "store"
+    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", store / "toy" / "toy" / "cnn" / "seed-0")
+    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", store / "elsewhere" / "toy" / "cnn" / "seed-1")
+    monkeypatch.setattr("experiments.runs.one.training._train", lambda *a, **k: pytest.fail("a run was trained"))
+    done = cli(root, "reproduce", str(root / "toy.toml"), "--seeds", "2", "--split-col", "split", "--output-dir",
+               str(store), "--results-dir", str(tmp_path / "results"), "--reference-dir", str(root / "ref"))
+    assert done.exit_code == 0, done.output
+    assert "1 from the shipped reference set" in done.output
+    cell = json.loads((tmp_path / "results" / "toy.json").read_text())["cells"][0]
+    assert cell["runs"] == [str(store / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"),
+                            str(store / "elsewhere" / "toy" / "cnn" / "seed-1")]
+    data = Corpora(root, {"split_col": "split"}).load(str(corpus))
+    assert [read_config(Path(run))["config_hash"] for run in cell["runs"]] == \
+        [expected_hash(spec(corpus, seed), data, root) for seed in (0, 1)]
 
 
 def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewhere(shipped):
