@@ -317,12 +317,18 @@ def _malformed(value, shape: dict) -> list[str]:
     return [key for key, kind in shape.items() if not isinstance(value.get(key), kind)]
 
 
+def _undefined(summary) -> bool:
+    """A summary of a score its test split leaves undefined, as a cross file records it: why, and no numbers."""
+    return (isinstance(summary, dict) and isinstance(summary.get("undefined"), str)
+            and (summary.get("mean"), summary.get("std"), summary.get("values")) == (None, None, []))
+
+
 def _malformed_parts(cell: dict, per_cell: dict) -> list[str]:
     """The metric summaries and references of a cell (of a kind that has them) not of their shape, named as
     ``metrics.f1_macro`` and ``references[0]``."""
     metrics = cell["metrics"].items() if "metrics" in per_cell else ()
     references = enumerate(cell["references"]) if "references" in per_cell else ()
-    return ([f"metrics.{name}" for name, summary in metrics if _malformed(summary, SUMMARY)]
+    return ([f"metrics.{name}" for name, summary in metrics if not _undefined(summary) and _malformed(summary, SUMMARY)]
             + [f"references[{i}]" for i, reference in references if _malformed(reference, REFERENCE)])
 
 
@@ -344,5 +350,5 @@ def _out_of_range(cell: dict, per_cell: dict) -> str | None:
     if "candidate" in per_cell:
         metrics = [(cell["metric"], row) for row in (cell["candidate"], *cell["classics"]) if isinstance(row, dict)]
     references = cell["references"] if "references" in per_cell else ()
-    return next(filter(None, [*(summary_problem(name, summary) for name, summary in metrics),
+    return next(filter(None, [*(summary_problem(name, summary) for name, summary in metrics if not _undefined(summary)),
                               *(value_problem(r["metric"], r["value"]) for r in references)]), None)

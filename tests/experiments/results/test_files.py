@@ -135,3 +135,22 @@ def test_a_benchmark_p_value_may_be_nan(tmp_path):
     path = tmp_path / "benchmark-bigru.json"
     path.write_text(json.dumps(result))
     assert math.isnan(load_results(path)["cells"][0]["classics"][0]["p_value"])
+
+
+def test_a_cross_cell_whose_test_split_leaves_a_score_undefined_loads_and_is_shown(tmp_path):
+    """A cross-eval test column without a sarcastic text leaves its F1 undefined (mean null, with why): a file
+    the suite writes itself, which must load and print "undefined", not be refused as malformed."""
+    result = json.loads((ROOT / "docs" / "results" / "cross.json").read_text(encoding="utf-8"))
+    cell = result["cells"][0]
+    cell["metrics"]["f1_sarcastic"] = {"mean": None, "std": None, "values": [],
+                                       "undefined": "the test split has no text of one class"}
+    (tmp_path / "cross.json").write_text(json.dumps(result))
+    assert load_results(tmp_path / "cross.json").cells[0]["metrics"]["f1_sarcastic"]["mean"] is None
+    outcome = CliRunner().invoke(main, ["report", "cross", "--results-dir", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "undefined" in outcome.output
+    # a summary with numbers missing and no reason stays malformed
+    cell["metrics"]["f1_sarcastic"] = {"mean": None, "std": None, "values": []}
+    (tmp_path / "cross.json").write_text(json.dumps(result))
+    with pytest.raises(IsarcasmError, match="malformed metrics.f1_sarcastic"):
+        load_results(tmp_path / "cross.json")
