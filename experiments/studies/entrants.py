@@ -15,7 +15,7 @@ import time
 
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
-from experiments.runs.one import provenance
+from experiments.results.schema import Result
 from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
 from experiments.runs.entrants.estimators import load_estimator
 from experiments.runs.entrants.keras_models import load_keras_model
@@ -25,7 +25,7 @@ from experiments.runs.many.scheduler import RunTask, run_tasks
 from experiments.runs.one.spec import RunSpec
 from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs
+from experiments.studies.reproduce import aggregate, cell_runs, table_result
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -121,24 +121,13 @@ def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
     return entrant_cells(experiment, cells, seeds, settings)
 
 
-def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
+def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> Result:
     """:func:`~experiments.studies.reproduce.run_experiment` for an experiment whose cells are
     entrants: score (or reuse) every cell for every seed; return (and save) the aggregate."""
     started = time.time()
     name = settings.experiment(experiment.name, experiment.protocol())
     cells = entrant_cells(experiment, [c for c in experiment.cells if not c.is_human], seeds, settings)
-    result = {
-        "experiment": name,
-        "title": experiment.title,
-        "source": experiment.source,
-        "seeds": seeds,
-        "shown_metrics": list(experiment.metrics),
-        "train": settings.train_for(experiment.protocol()).recorded_form(),
-        "wall_seconds": round(time.time() - started, 1),
-        "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
-        **provenance.record(),
-        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
-        "cells": cells,
-    }
+    result = table_result(experiment, name, cells, started, title=experiment.title, seeds=seeds,
+                          train=settings.train_for(experiment.protocol()).recorded_form())
     save_result(result, settings.results_root)
     return result

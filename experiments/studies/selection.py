@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from experiments.reports.operating_point import operating_point_of
-from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
+from experiments.results.files import require_kind
+from experiments.results.schema import Result
 from experiments.runs.one import provenance
 from experiments.runs.one.metrics import per_class_scores
 from experiments.runs.one.store import EPOCHS
@@ -23,7 +24,7 @@ from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError
 
 
-def reselect(result: dict, rule: str, localised=lambda result: result) -> dict:
+def reselect(result: Result, rule: str, localised=lambda result: result) -> Result:
     """``result`` (a reproduction's results) with every trained cell rescored under ``rule``.  ``localised``
     finds its runs where this machine has them (:meth:`Settings.localised`), once the file's kind is known to
     have runs to rescore."""
@@ -33,25 +34,25 @@ def reselect(result: dict, rule: str, localised=lambda result: result) -> dict:
     rule = check_rule(rule)
     if rule == own:
         return result
-    runs = [Path(run) for cell in result["cells"] for run in cell.get("runs", [])]
+    runs = [Path(run) for cell in result.cells for run in cell.get("runs", [])]
     gone = [run for run in runs if not run.is_dir()]
     if gone:
-        raise IsarcasmError(f"{len(gone)} of {len(runs)} runs of '{result['experiment']}' are not on this machine "
+        raise IsarcasmError(f"{len(gone)} of {len(runs)} runs of '{result.experiment}' are not on this machine "
                             f"(first: {gone[0]}): the results file was made elsewhere or its runs were deleted; "
                             f"make them with the command that made it (`isarcasm reproduce ...`; finished runs are "
                             f"reused) to apply rule '{rule}'")
     missing = [run for run in runs if not (run / EPOCHS).is_file()]
     if missing:
-        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' have no per-epoch record "
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result.experiment}' have no per-epoch record "
                             f"({EPOCHS}; first: {missing[0]}): they were trained before runs kept one, or moved; "
                             f"retrain them with `isarcasm reproduce ... --force` to apply rule '{rule}'")
     started = time.time()
-    cells = [_rescored(cell, rule) if cell.get("runs") else cell for cell in result["cells"]]
-    return {**result, "experiment": f"{result['experiment']}-selection-{rule}", "selection": rule,
-            "title": f"{result['title']} — selection rule '{rule}' applied to the runs' per-epoch record",
-            "selected_from": result["experiment"], "reselect_seconds": round(time.time() - started, 1),
-            "rescored_by": {"git_commit": provenance.git_commit(), "command": provenance.command_line()},
-            "cells": cells}
+    cells = [_rescored(cell, rule) if cell.get("runs") else cell for cell in result.cells]
+    return result.updated(experiment=f"{result.experiment}-selection-{rule}", selection=rule,
+                          title=f"{result['title']} — selection rule '{rule}' applied to the runs' per-epoch record",
+                          selected_from=result.experiment, reselect_seconds=round(time.time() - started, 1),
+                          rescored_by={"git_commit": provenance.git_commit(), "command": provenance.command_line()},
+                          cells=cells)
 
 
 def _rescored(cell: dict, rule: str) -> dict:

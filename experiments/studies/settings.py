@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
@@ -131,7 +132,7 @@ class Settings:
             self.shipped_runs.add(found)
         return found
 
-    def localised(self, result: dict) -> dict:
+    def localised(self, result: Result) -> Result:
         """``result`` with every run folder that is not on this machine replaced by the verified reference
         run of the same key (a results file made elsewhere names the folders of the machine that made
         it); one that the set does not hold stays as it is, for the reader to report."""
@@ -140,12 +141,12 @@ class Settings:
         def local(run: str) -> str:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
             if shipped and trained is not None and _trained(read_config(shipped).get("train")) != trained:
-                raise IsarcasmError(f"{result['experiment']}: the reference run {key_of(Path(run))} was trained with "
+                raise IsarcasmError(f"{result.experiment}: the reference run {key_of(Path(run))} was trained with "
                                     "other settings than this results file's runs, so it "
                                     "cannot stand in for them; reproduce the experiment here to report on its runs")
             return str(shipped or run)
-        return {**result, "cells": [{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell
-                                    for cell in result["cells"]]}
+        return result.updated(cells=[{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs")
+                                     else cell for cell in result.cells])
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""

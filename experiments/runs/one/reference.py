@@ -56,29 +56,10 @@ from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.one.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import (
-    CONFIG,
-    EPOCHS,
-    HISTORY,
-    METRICS,
-    MODEL,
-    PREDICTIONS,
-    REFERENCE,
-    REFERENCE_CACHE,
-    RunWriter,
-    is_finished,
-    json_text,
-    model_parameters,
-    predictions_tsv,
-    read_config,
-    read_json,
-    read_metrics,
-    read_predictions,
-    run_claim,
-    write_json,
-    write_run,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, EPOCHS, HISTORY, METRICS, MODEL, PREDICTIONS, REFERENCE,
+                                        REFERENCE_CACHE, RunWriter, is_finished, json_text, read_config, read_json,
+                                        read_metrics, run_claim, write_json, write_run, write_text)
+from experiments.runs.one.outputs import model_parameters, predictions_tsv, read_predictions
 from experiments.runs.one.trajectory import Trajectory, load_record, save_record
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_label

@@ -24,24 +24,9 @@ from experiments.runs.one.inputs import FitTexts, ModelInputs
 from experiments.runs.one.metrics import NonFinite, best_threshold, score
 from experiments.runs.one.protocol import CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.one.store import (
-    CONFIG,
-    EPOCHS,
-    FAILED,
-    HISTORY,
-    METRICS,
-    MODEL,
-    PREDICTIONS,
-    RunFiles,
-    RunResult,
-    RunStore,
-    RunWriter,
-    history_csv,
-    predictions_tsv,
-    weights_file,
-    write_json,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, EPOCHS, FAILED, HISTORY, METRICS, MODEL, PREDICTIONS, RunFiles,
+                                        RunResult, RunStore, RunWriter, weights_file, write_json, write_text)
+from experiments.runs.one.outputs import history_csv, predictions_tsv
 from experiments.runs.one.trajectory import choose_in, save_record
 from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig

@@ -8,15 +8,16 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli import main
-from experiments.reports.results import ResultsFiles, load_results, stamped
+from experiments.results.files import ResultsFiles, load_results
+from experiments.results.schema import SCHEMA_VERSION
 from experiments.runs.one.protocol import RETIRED_AT, TrainConfig
 from preprocessing.errors import IsarcasmError
 
 
 def write(folder, name, train=None, **extra):
     folder.mkdir(exist_ok=True)
-    result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0], "git_commit": "c",
-                      "cells": [], **({"train": train} if train is not None else {}), **extra})
+    result = {"kind": "table", "schema_version": SCHEMA_VERSION, "experiment": name, "title": name, "source": "S",
+              "seeds": [0], "git_commit": "c", "cells": [], **({"train": train} if train is not None else {}), **extra}
     (folder / f"{name}.json").write_text(json.dumps(result))
     return folder / f"{name}.json"
 
@@ -62,7 +63,7 @@ def test_results_of_the_engine_and_files_without_training_settings_are_read(tmp_
     write(tmp_path / "committed", "t", {"epochs": 30, "engine": "fast", "test_texts": "published"})
     write(tmp_path / "committed", "u")  # outside predictions, a derived report: no training settings
     files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
-    assert files.find("t")["train"]["engine"] == "fast" and files.find("u")["experiment"] == "u"
+    assert files.find("t")["train"]["engine"] == "fast" and files.find("u").experiment == "u"
     assert files.find("v") is None and "run `isarcasm reproduce v` first" in files.missing("v")
 
 

@@ -6,7 +6,9 @@ import stat
 import pytest
 
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import RunWriter, is_finished, recorded_hash, run_dir, write_json, write_result_files
+from experiments.runs.one.store import RunWriter, is_finished, recorded_hash, run_dir, write_json
+from experiments.results.files import write_result_files
+from experiments.results.schema import Result
 from preprocessing.errors import IsarcasmError
 
 
@@ -64,9 +66,9 @@ def test_aborted_run_leaves_nothing(tmp_path):
 
 
 def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys):
-    first = write_result_files({"experiment": "t", "wall_seconds": 3600}, tmp_path, "a,b\n", "# first\n")
+    first = write_result_files(Result("table", "t", [], {"wall_seconds": 3600}), tmp_path, "a,b\n", "# first\n")
     assert [p.name for p in first] == ["t.json", "t.csv", "t.md"]
-    write_result_files({"experiment": "t", "wall_seconds": 5}, tmp_path, "a,b\n", "# second\n")
+    write_result_files(Result("table", "t", [], {"wall_seconds": 5}), tmp_path, "a,b\n", "# second\n")
     kept = sorted((tmp_path / "previous").iterdir())
     assert [p.suffix for p in kept] == [".csv", ".json", ".md"] and all(p.stem.startswith("t-") for p in kept)
     assert json.loads(next(p for p in kept if p.suffix == ".json").read_text())["wall_seconds"] == 3600
@@ -82,7 +84,7 @@ def test_under_q_the_moved_results_line_is_not_printed(tmp_path, capsys):
     root.setLevel(logging.ERROR)  # what -q sets: results and errors only
     try:
         for _ in range(2):
-            write_result_files({"experiment": "t"}, tmp_path, None, "# t\n")
+            write_result_files(Result("table", "t", []), tmp_path, None, "# t\n")
     finally:
         root.setLevel(level)
     assert (tmp_path / "previous").is_dir() and capsys.readouterr().err == ""
@@ -151,7 +153,7 @@ def _claim_and_touch(target: str, flag: str) -> None:
 def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_still_read(tmp_path):
     import numpy as np
 
-    from experiments.runs.one.store import predictions_tsv, read_predictions
+    from experiments.runs.one.outputs import predictions_tsv, read_predictions
 
     text = predictions_tsv(["a", "b"], np.eye(2), np.array([[0.9, 0.1], [0.2, 0.8]]), False)
     assert text.splitlines()[0] == "id\tgold\tp_not_sarcastic\tp_sarcastic"

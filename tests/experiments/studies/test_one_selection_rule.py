@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import experiments.runs.one.selection as selection
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.selection import EpochRecorder, ValidationLogs
@@ -75,10 +76,11 @@ def test_training_the_summary_and_report_selection_choose_alike(tmp_path, monkey
     dataset = SimpleNamespace(is_binary=True, label_names=("not_sarcastic", "sarcastic"), folds=())
     runs = [SimpleNamespace(failure=None, directory=folder, skipped=True, metrics={}) for folder in folders]
     tasks = [SimpleNamespace(spec=SimpleNamespace(seed=seed, fold=None)) for seed in range(3)]
-    table = {"experiment": "toy", "title": "toy", "source": "S", "seeds": [0, 1, 2], "kind": "table",
-             "train": TrainConfig().recorded_form(),
-             "cells": [{"corpus": "toy", "model": "cnn", "note": "", "seeds": [0, 1, 2], "references": [],
-                        "runs": [str(folder) for folder in folders], "metrics": {}}]}
+    table = Result.from_dict({"experiment": "toy", "title": "toy", "source": "S", "seeds": [0, 1, 2], "kind": "table",
+                              "train": TrainConfig().recorded_form(),
+                              "cells": [{"corpus": "toy", "model": "cnn", "note": "", "seeds": [0, 1, 2],
+                                         "references": [], "runs": [str(folder) for folder in folders],
+                                         "metrics": {}}]})
     for rule in ("tuned", "grid"):  # the rules a study applies to the record of best runs
         summary = summarise_cell(cell, dataset, runs, tasks, [0, 1, 2], TrainConfig(selection=rule))
         rescored = reselect(table, rule)["cells"][0]

@@ -13,22 +13,15 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from experiments.results.files import load_results
 from experiments.runs.one.protocol import RULES, TrainConfig
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.reference import FORMAT, VERSION, Mismatch, ReferenceSet
 from experiments.runs.one.reference_arrays import PARTS, unpacked
 from experiments.runs.many.scheduler import LocalExecutor
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import (
-    EPOCHS,
-    METRICS,
-    PREDICTIONS,
-    REFERENCE_CACHE,
-    RunStore,
-    is_finished,
-    read_config,
-    read_predictions,
-)
+from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, is_finished, read_config
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash
 from experiments.runs.one.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
@@ -174,14 +167,14 @@ def test_a_reproduction_never_mixes_runs_of_other_settings_into_a_cell(shipped, 
 
 def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewhere(shipped):
     root, _ = shipped
-    result = json.loads((root / "results" / "toy.json").read_text())
-    elsewhere = {**result, "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
-                                                        for run in cell["runs"]]} for cell in result["cells"]]}
+    result = load_results(root / "results" / "toy.json")
+    elsewhere = result.updated(cells=[{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
+                                                         for run in cell["runs"]]} for cell in result.cells])
     settings = settings_of(root, root / "report-store", root / "ref")
     rescored = reselect(settings.localised(elsewhere), "grid")
     assert rescored["cells"][0]["metrics"] == reselect(result, "grid")["cells"][0]["metrics"]
     (root / "elsewhere").mkdir()
-    (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere))
+    (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere.to_dict()))
     shown = cli(root, "report", "toy", "--results-dir", str(root / "elsewhere"), "--selection", "last",
                 "--output-dir", str(root / "report-store"), "--reference-dir", str(root / "ref"), "--split-col", "split")
     assert shown.exit_code == 0, shown.output
@@ -194,10 +187,10 @@ def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_
     from preprocessing.errors import IsarcasmError
 
     root, _ = shipped
-    result = json.loads((root / "results" / "toy.json").read_text())
-    older = {**result, "train": {**result["train"], "learning_rate": 0.5},
-             "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}" for run in cell["runs"]]}
-                       for cell in result["cells"]]}
+    result = load_results(root / "results" / "toy.json")
+    older = result.updated(train={**result["train"], "learning_rate": 0.5},
+                           cells=[{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
+                                                    for run in cell["runs"]]} for cell in result.cells])
     with pytest.raises(IsarcasmError, match="other settings than this results file"):
         settings_of(root, root / "report-store", root / "ref").localised(older)
 
@@ -459,7 +452,7 @@ def test_an_export_that_would_contradict_or_drop_shipped_runs_is_refused_in_one_
 
 
 def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_results(shipped, tmp_path):
-    from experiments.reports.results import ResultsFiles
+    from experiments.results.files import ResultsFiles
 
     root, _ = shipped
     results_of(root, tmp_path / "here", [0, 1])
@@ -470,7 +463,7 @@ def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_
     files = ResultsFiles(tmp_path / "here", ReferenceSet(root / "ref"), tmp_path / "committed")
     assert files.find("toy")["title"] == "made here" and not files.found
     files = ResultsFiles(tmp_path / "empty", ReferenceSet(root / "ref"), tmp_path / "committed")
-    assert files.find("toy") == json.loads((root / "results" / "toy.json").read_text()) | {"schema_version": 1}
+    assert files.find("toy").to_dict() == json.loads((root / "results" / "toy.json").read_text())
     assert files.find("toy-committed")["experiment"] == "toy-committed" and files.find("toy-none") is None
     assert list(files.found) == ["toy", "toy-committed"] and "ref/toy.json" in files.found["toy"]
     assert ResultsFiles(tmp_path / "empty", None, tmp_path / "committed").find("toy")["experiment"] == "toy"
@@ -487,7 +480,7 @@ def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_
 def test_a_file_that_builds_on_another_records_the_results_that_take_its_place(shipped, tmp_path):
     """Table 7's 10 iSarcasm seeds (seeds 5-9, built on the file of seeds 0-4) take the name's place over the
     5-seed table the other file records; two unrelated files that record different results are refused."""
-    from experiments.reports.results import ResultsFiles
+    from experiments.results.files import ResultsFiles
 
     root, _ = shipped
     shutil.copytree(root / "ref", tmp_path / "set")
