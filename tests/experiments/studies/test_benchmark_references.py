@@ -38,8 +38,8 @@ def predictions(folder, sarcastic):
 
 def benchmark(root, experiment, name, folder, *args):
     return CliRunner().invoke(main, ["benchmark", name, "--predictions", str(folder), "--experiments",
-                                     str(experiment), "--seeds", "1", *args, "--epochs", "1", "--embeddings",
-                                     "random", "--split-col", "split", "--resamples", "300",
+                                     str(experiment), "--seeds", "1", *args, "--epochs", "1", "--set",
+                                     "embeddings=random", "--split-col", "split", "--resamples", "300",
                                      "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")])
 
 
@@ -103,7 +103,7 @@ def test_runs_of_outside_predictions_written_before_show_no_cost():
 def test_a_benchmark_on_another_test_set_is_refused_in_one_line(store, tmp_path):
     root, _, experiment = store
     folder = predictions(tmp_path / "eager", lambda i: i % 4 == 0)
-    result = benchmark(root, experiment, "eager", folder, "--test-texts", "authors-length-rules")
+    result = benchmark(root, experiment, "eager", folder, "--set", "test_texts=authors-length-rules")
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert "scores another test set (a diagnostic): a benchmark ranks models on the published test split" \
         in result.output
