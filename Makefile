@@ -16,9 +16,9 @@ JOBS ?= 2
 # `--dist loadfile` keeps each test file on one worker, so a module-scoped fixture that trains a model trains once.
 TEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
-# The suite starts about a hundred Python processes that import the project (sweeps' workers, commands run as a
-# user runs them); where PYTHONDONTWRITEBYTECODE is set (this machine's default) each compiled its sources again,
-# about 0.5 s of a core each. The tests write the bytecode (__pycache__/, which git ignores).
+# The suite starts many Python processes that import the project (sweeps' workers, commands run as a user runs
+# them); where PYTHONDONTWRITEBYTECODE is set each compiled its sources again. The tests write the bytecode
+# (__pycache__/, which git ignores).
 test test-fast: export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: demo test test-fast install install-ray data
@@ -48,7 +48,7 @@ test: $(BIN)/python
 	$(PYTEST)
 
 # The fast tier: every test not marked slow (tests/conftest.py marks the ones that train a model or read the
-# real corpora); under 3 minutes. `make test` runs them all.
+# real corpora). `make test` runs them all.
 # Installs the test extra once (again when setup.py changes), so a rerun is the tests' time alone.
 test-fast: $(VENV)/.installed-test
 	$(PYTEST) -m "not slow"

@@ -139,7 +139,7 @@ class LengthBuckets(keras.utils.PyDataset):
 
 def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -> list[np.ndarray]:
     """One epoch of the ``--batching class-ratio`` variant's batches, after the iSarcasm authors' code
-    (silviu-oprea/sarcasm-cronos, src/data_and_resources_acl.py:54-61), which fills every batch with
+    (docs/protocol.md's sources), which fills every batch with
     a fixed number of sarcastic and non-sarcastic tweets: each class's texts shuffled and dealt over
     ``count`` batches in equal parts, so a batch holds its class's share to within one text, the rows
     of each batch shuffled.  Redrawn every epoch (Keras' shuffled batches are not: see
@@ -150,8 +150,8 @@ def class_ratio_rows(rng: np.random.Generator, labels: np.ndarray, count: int) -
 
 
 def class_quotas(counts: np.ndarray, batch_size: int) -> np.ndarray:
-    """Texts of each class in a batch of the authors' (silviu-oprea/sarcasm-cronos,
-    src/data_and_resources_acl.py:54-61): each class's share of ``batch_size`` rounded down, and what
+    """Texts of each class in a batch of the authors' (docs/protocol.md's sources): each class's share of
+    ``batch_size`` rounded down, and what
     rounding leaves to the first class (label 0, the non-sarcastic one).  Computed in integers."""
     quotas = batch_size * counts // counts.sum()
     quotas[0] += batch_size - quotas.sum()
@@ -159,7 +159,7 @@ def class_quotas(counts: np.ndarray, batch_size: int) -> np.ndarray:
 
 
 def corpus_order_stream(labels: np.ndarray, order: np.ndarray, batch_size: int) -> np.ndarray:
-    """The training rows in the order the authors' generator reads them (src/data_and_resources_acl.py:65-106):
+    """The training rows in the order the authors' generator reads them (docs/protocol.md's sources):
     cycles of each class's quota (:func:`class_quotas`), the sarcastic class first, each class's texts
     in corpus order (``order``: a row's position in the corpus); once a class cannot fill its quota,
     a last cycle takes what each class has up to its quota, then every text left, class by class."""
@@ -177,11 +177,11 @@ def corpus_order_stream(labels: np.ndarray, order: np.ndarray, batch_size: int) 
 def class_ratio_once_rows(rng: np.random.Generator, labels: np.ndarray, order: np.ndarray,
                           batch_size: int) -> list[np.ndarray]:
     """The authors' class-ratio batches (``--batching class-ratio-once``), formed once for the whole run
-    (src/data_and_resources_acl.py:280-307, called once at :381-382; src/main.py:229-230 trains every
-    epoch on the same list): the rows of :func:`corpus_order_stream`, the last batch topped up with
-    texts drawn at random from the whole training split (without replacement while it has enough),
-    cut into batches of ``batch_size`` in that order, and the rows of each batch shuffled.  Every text
-    is in a batch.  (When the texts fill a whole number of batches the authors' expression at :284
+    and trained on, the same list every epoch (docs/protocol.md's sources): the rows of
+    :func:`corpus_order_stream`, the last batch topped up with texts drawn at random from the whole
+    training split (without replacement while it has enough), cut into batches of ``batch_size`` in
+    that order, and the rows of each batch shuffled.  Every text
+    is in a batch.  (When the texts fill a whole number of batches the authors' top-up expression
     adds a whole batch of duplicates; here none is added.)"""
     stream = corpus_order_stream(labels, order, batch_size)
     short = -len(stream) % batch_size

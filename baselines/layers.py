@@ -203,16 +203,16 @@ class MultiIntraAttention(IntraAttention):
         return {**super().get_config(), "k": self.k}
 
 
-#: Half-width of the random initial LSTM state: the iSarcasm authors' ±0.01 (sarcasm-cronos src/main.py:135-138).
+#: Half-width of the random initial LSTM state: the iSarcasm authors' ±0.01 (their code: docs/protocol.md's sources).
 INITIAL_STATE_SCALE = 0.01
 
 
 @serializable
 class RandomStateLSTM(layers.LSTM):
     """An LSTM whose initial state (h and c) is drawn uniformly in ±0.01 for every batch it reads, in
-    training and in prediction alike: the iSarcasm authors' code (silviu-oprea/sarcasm-cronos, commit
-    da1b493: ``get_feed_dict`` draws both for every training and evaluation batch, src/main.py:134-138,
-    and the LSTM starts from them, src/model.py:219-224).  Keras' LSTM starts from zeros.
+    training and in prediction alike: the iSarcasm authors' code (``get_feed_dict`` draws both for every
+    training and evaluation batch, and the LSTM starts from them; the places are in docs/protocol.md's
+    sources).  Keras' LSTM starts from zeros.
 
     The draws come from the cell's own seed generator (it serves LSTM dropout, which the baselines
     leave at 0), so the layer takes no other random number than Keras' LSTM: the same run seed gives

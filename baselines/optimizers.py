@@ -8,7 +8,7 @@ Keras' Adam applies it slice by slice: a word's moments move once per occurrence
 word seen 8 times takes another step than under dense Adam, and a word absent from the batch keeps
 its moments.  That is another optimiser for the word vectors, and it moved the fast engine's
 distribution over seeds (its share predicted sarcastic was lower for all seven models;
-docs/results/fast-engine/README.md).
+docs/results/archive/fast-engine/README.md).
 
 :class:`PieceAdam` keeps each piece's slices and gives Adam, once per batch, the slices of all its
 pieces together: the same slices as the padded batch's, less the padding positions', whose values

@@ -46,7 +46,7 @@ class ModelSpec:
     #: any (``Dataset.aux_labels``), as Wu et al.'s (2018) multi-task Dense-LSTM.
     multitask: bool = False
     #: Training time per example relative to the LSTM's (1.0): for the built-in models, the
-    #: median ``train_seconds`` of their Table 7 runs (docs/results/table7-engine-exact.json).  It only orders a sweep's runs, most expensive first,
+    #: median ``train_seconds`` of their Table 7 runs (docs/results/archive/engine-exact/table7-engine-exact.json).  It only orders a sweep's runs, most expensive first,
     #: so that ``--jobs`` workers finish together instead of one waiting on a long last run.
     cost: float = 1.0
     #: The model compares every pair of positions (SIARN, MIARN: a (batch, T, T, k) tensor), so its

@@ -10,9 +10,9 @@ texts again with the tokenizer's cache filled.  Each is the best of
 ``--repeats`` runs.
 
 Vectors: "cold" parses the text file and builds the cache (in a temporary
-folder, so the user's cache is untouched; about 40 s, skipped with
-``--skip-cold``); "cached" loads that cache again, sha256 of the source
-included.  Without ``--skip-cold`` the temporary copy and cache need about 250 MB.
+folder, so the user's cache is untouched; skipped with ``--skip-cold``);
+"cached" loads that cache again, sha256 of the source included.  Without
+``--skip-cold`` the disk needs room for a copy of the vectors file and its cache.
 """
 from __future__ import annotations
 

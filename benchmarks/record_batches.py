@@ -2,8 +2,8 @@
 
 The fast engine's record predicts the validation and the test split after every
 epoch, each on its own length-sorted batches cut to their longest text
-(``baselines.batching.predict_by_length``); it costs about 7% of training
-(docs/results/speed.md#record-cost).  Two ways to cut it: fewer calls (is a
+(``baselines.batching.predict_by_length``); its share of training is
+measured in docs/results/speed.md#record-cost.  Two ways to cut it: fewer calls (is a
 call's overhead a large part?) and one call for both splits (fewer, fuller
 batches).  This prints, per saved model, the CPU milliseconds of one epoch's
 record each way, one thread, and whether the merged call returns the very same

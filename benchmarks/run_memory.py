@@ -13,7 +13,7 @@ Usage::
     python benchmarks/run_memory.py [--models lstm,cnn,dense-lstm] [--corpus isarcasm] [--epochs 2] [--seed 0]
 
 A short run is enough: both engines train on the same batches every epoch (drawn once), so every shape
-the fast engine's pieces trace is met in the first epoch; the per-epoch record adds a few KB an epoch.
+the fast engine's pieces trace is met in the first epoch; the per-epoch record adds little each epoch.
 Exit status 1 when a fast run's peak exceeds the exact one's by more than ``--bound`` (10%).
 """
 from __future__ import annotations

@@ -1,11 +1,15 @@
-"""Did a change keep the distribution over seeds?  Compare two results of the same cells, seed set against seed set.
+"""Did a change keep the distribution over seeds?  Compare two results of the same cells, seed by seed where they can.
 
 The faithful-by-distribution sibling of ``same_numbers.py``: a change that alters floating-point
 order (a faster path) cannot keep the digits, so it is held to the same distribution over seeds of
 each cell's main metric and a companion (sarcastic-class F1 and the share of test texts predicted
 sarcastic on binary cells; macro-F1 and accuracy on multi-class and multi-label ones), per cell and
-selection rule (``best``, the paper's; ``grid``, the authors' code's), with a permutation test per
-row, Holm-adjusted, and a pooled test of each main metric (see experiments/reports/distribution.py).
+selection rule (``best``, the paper's; ``grid``, the authors' code's), with a two-sided test per row,
+Holm-adjusted, and a pooled test of each main metric with the 90% t interval of its difference (see
+experiments/reports/distribution.py).  Where both sides hold the same seeds (six or more), a seed
+is one pair: the sign-flip test of the per-seed differences, and the paired t interval.  Otherwise
+the seeds are two samples: a permutation test of their splits, and Welch's t interval.  A pass says
+these tests found no shift; the interval says how large a shift remains possible.
 
 Usage::
 
@@ -28,7 +32,9 @@ import argparse
 import sys
 
 from experiments.reports.distribution import (
+    CONFIDENCE,
     EXACT_LIMIT,
+    PAIRED_MIN,
     METRICS_COMPARED,
     PERMUTATIONS,
     compare,
@@ -74,18 +80,31 @@ def print_report(result: dict, args) -> None:
     for name, source, grid, seeds in (("reference", args.reference, args.reference_grid, args.reference_seeds),
                                       ("candidate", args.candidate, args.candidate_grid, args.candidate_seeds)):
         print(f"{name}: {source}" + (f" (grid rule: {grid})" if grid else "") + f"; seeds {seeds or 'all'}")
-    print(f"\nTwo-sided permutation test of the difference of means (candidate − reference): every split of the "
-          f"seeds when there are at most {EXACT_LIMIT:,}, else {args.permutations:,} random ones (seed {args.seed}); "
-          f"p Holm-adjusted over the {len(result['rows'])} rows.\n")
+    print(f"\nTwo-sided tests of the difference of means (candidate − reference): where both sides hold the same "
+          f"seeds (at least {PAIRED_MIN}), paired, the sign-flip test of the per-seed differences; else a permutation "
+          f"test of the seeds' splits, every split when there are at most {EXACT_LIMIT:,}, else "
+          f"{args.permutations:,} random ones (seed {args.seed}); p Holm-adjusted over the {len(result['rows'])} rows; "
+          f"{CONFIDENCE:.0%} t intervals of the pooled difference (paired, or Welch's).\n")
     print_rows(result["rows"], result["alpha"])
     print_pooled(result["pooled"])
     rejected = sum(row["rejects"] for row in result["rows"])
     pooled = "; ".join(f"pooled {pooled_name(metric)} Δ " + ", ".join(
-        f"{row['rule']} {row['delta']:+.3f} (p {row['p']:.3g})" for row in result["pooled"] if row["metric"] == metric)
+        f"{row['rule']} {row['delta']:+.3f} {interval(row)} (p {row['p']:.3g}{', paired' if row['paired'] else ''})"
+        for row in result["pooled"] if row["metric"] == metric)
         for metric in dict.fromkeys(row["metric"] for row in result["pooled"]))
     print(f"\nverdict: {'PASS' if result['passes'] else 'FAIL'}: {rejected} of {len(result['rows'])} rows reject at "
           f"{result['alpha']} after Holm; {pooled}; a pass needs no row rejecting and every pooled Δ within "
           f"±{result['margin']} with p > {result['alpha']}")
+
+
+def interval(row: dict) -> str:
+    return "[{:+.3f}, {:+.3f}]".format(*row["interval"])
+
+
+def sizes(row: dict) -> str:
+    """10 paired, or 5 / 10: the seeds a row's test set against each other."""
+    n = (row["reference"]["n"], row["candidate"]["n"])
+    return f"{n[0]} paired" if row["paired"] else f"{n[0]} / {n[1]}"
 
 
 def print_rows(rows: list[dict], alpha: float) -> None:
@@ -93,7 +112,7 @@ def print_rows(rows: list[dict], alpha: float) -> None:
     reject at all after Holm."""
     print("\n".join(markdown_table(
         [[row["rule"], METRICS_COMPARED[row["metric"]], row["corpus"], row["model"],
-          f"{row['reference']['n']} / {row['candidate']['n']}", spread(row["reference"]), spread(row["candidate"]),
+          sizes(row), spread(row["reference"]), spread(row["candidate"]),
           f"{row['delta']:+.3f}", f"{row['p']:.3g}", f"{row['p_holm']:.3g}", "**yes**" if row["rejects"] else "no"]
          for row in rows],
         ["rule", "metric", "corpus", "model", "seeds", "reference", "candidate", "Δ", "p", "p (Holm)", "rejects"])))
@@ -103,11 +122,14 @@ def print_rows(rows: list[dict], alpha: float) -> None:
                   for metric, name in METRICS_COMPARED.items()
                   if (mine := [r for r in rows if r["rule"] == rule and r["metric"] == metric])]
         print(f"rows rejected at {alpha} after Holm, rule {rule}: {'; '.join(counts)}")
-    sizes = min(((r["reference"]["n"], r["candidate"]["n"]) for r in rows), key=lambda n: smallest_p(*n))
-    floor = smallest_p(*sizes)
+    def floor_of(row):
+        return smallest_p(row["reference"]["n"], row["candidate"]["n"], row["paired"])
+    strongest = min(rows, key=floor_of)
+    floor = floor_of(strongest)
     if holm([floor] + [1.0] * (len(rows) - 1))[0] > alpha:
-        print(f"(with {sizes[0]} against {sizes[1]} seeds a row's p is at least {floor:.3g}, above {alpha} after "
-              f"Holm over {len(rows)} rows: such rows cannot reject; only the pooled test can fail the candidate)")
+        print(f"(with {sizes(strongest).replace(' / ', ' against ')} seeds a row's p is at least {floor:.3g}, above "
+              f"{alpha} after Holm over {len(rows)} rows: such rows cannot reject; only the pooled test can fail the "
+              "candidate)")
 
 
 def pooled_name(metric: str) -> str:
@@ -122,10 +144,12 @@ def print_pooled(pooled: list[dict]) -> None:
         print("\n".join(markdown_table(
             [[f"rule {row['rule']}", str(row["cells"]),
               f"{seeds_text(row['seeds'][0])} / {seeds_text(row['seeds'][1])}", spread(row["reference"]),
-              spread(row["candidate"]), f"{row['delta']:+.3f}", f"{row['p']:.3g}",
+              spread(row["candidate"]), f"{row['delta']:+.3f}", interval(row),
+              f"{row['lower']} of {row['reference']['n']}" if row["paired"] else "—",
+              f"{row['p']:.3g}" + (" (paired)" if row["paired"] else ""),
               "yes" if row["passes"] else "**no**"] for row in pooled if row["metric"] == metric],
             [f"pooled {METRICS_COMPARED[metric]} (per seed, the mean over the cells)", "cells", "seeds", "reference",
-             "candidate", "Δ", "p", "passes"])))
+             "candidate", "Δ", f"{CONFIDENCE:.0%} interval", "seeds lower", "p", "passes"])))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from pathlib import Path
 from experiments.reports.format import markdown_table
 from experiments.reports.table import run_ids
 from experiments.runs.one.metrics import main_metric
+from experiments.runs.one.store import CONFIG, read_config
 
 
 def by_cell(result: dict) -> dict[tuple[str, str], dict]:
@@ -51,16 +52,26 @@ def _runs(cell: dict) -> list[tuple[int, int | None]]:
     return ids
 
 
-def same_predictions(runs_a: Path, runs_b: Path, run: str) -> bool | None:
+def same_predictions(runs_a: Path, runs_b: Path, recorded: str, run: tuple[int, int | None]) -> bool | None:
     """Whether the run's predictions.tsv is byte-identical in both stores (None when either is missing)."""
-    parts = Path(run).parts
-    model = max(i for i, part in enumerate(parts) if part.startswith("seed-")) - 1
-    model -= parts[model].startswith("fold-")
-    relative = Path(*parts[model - 2:])  # <experiment>/<corpus>/<model>[/fold-K]/seed-N, as in every store
-    files = [root / relative / "predictions.tsv" for root in (runs_a, runs_b)]
-    if not all(f.is_file() for f in files):
+    folders = [run_folder(root, recorded, run) for root in (runs_a, runs_b)]
+    files = [folder / "predictions.tsv" for folder in folders if folder]
+    if len(files) < 2 or not all(f.is_file() for f in files):
         return None
     return files[0].read_bytes() == files[1].read_bytes()
+
+
+def run_folder(root: Path, recorded: str, run: tuple[int, int | None]) -> Path | None:
+    """The folder under ``root`` of the run the results file recorded at ``recorded``: the longest tail of that
+    path found under ``root`` (a store's folders are laid out alike wherever it lives), and only when its
+    config.json names the run's seed and fold, as the results file's ``run_ids`` do."""
+    parts = Path(recorded).parts
+    for start in range(len(parts)):
+        folder = root.joinpath(*parts[start:])
+        if (folder / CONFIG).is_file():
+            config = read_config(folder)
+            return folder if (config["seed"], config.get("fold")) == run else None
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
         same = epochs = 0
         delta = 0.0
         identical = []
-        for _, i, j in pairs:
+        for run, i, j in pairs:
             values_equal = all(a["metrics"][m]["values"][i] == b["metrics"][m]["values"][j]
                                for m in a["metrics"] if m in b["metrics"])
             epoch_equal = a["selected_epochs"][i] == b["selected_epochs"][j]
@@ -92,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
             if held:
                 delta = max(delta, abs(a["metrics"][metric]["values"][i] - b["metrics"][metric]["values"][j]))
             if args.runs_a and args.runs_b:
-                identical.append(same_predictions(args.runs_a, args.runs_b, a["runs"][i]))
+                identical.append(same_predictions(args.runs_a, args.runs_b, a["runs"][i], run))
         total += len(pairs)
         changed_runs += len(pairs) - same
         changed_cells += same < len(pairs)

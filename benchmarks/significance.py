@@ -3,8 +3,8 @@
 Times one comparison of two models (all paired seeds at once, as ``isarcasm
 benchmark`` does) with the paired bootstrap at 1,000 and 10,000 resamples, and
 McNemar's exact test, on synthetic predictions of each corpus' test size.
-``benchmark`` runs one comparison per (cell, classic model): about 250 for
-table6 + table7 + the 6 x 6 cross matrix against 7 classic models.
+``benchmark`` runs one comparison per (cell, classic model) of table6, table7
+and the cross matrix.
 
 Usage: ``python benchmarks/significance.py [--seeds 5] [--repeat 3]``.
 """

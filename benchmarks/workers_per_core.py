@@ -1,9 +1,8 @@
 """Would more single-threaded workers than cores finish a sweep sooner?
 
-``--jobs N`` starts at most one worker per core, each with one thread.  On this
-2-core machine a Table 7 sweep then keeps the cores only about 80% busy by the
-process accounting (``/usr/bin/time``: 161% of 200%), so a third worker might
-fill the gaps.  A run's digits depend on its threads, not on how many runs
+``--jobs N`` starts at most one worker per core, each with one thread.  A Table 7
+sweep then leaves the cores partly idle by the process accounting (``/usr/bin/time``;
+docs/results/speed.md measures it), so a third worker might fill the gaps.  A run's digits depend on its threads, not on how many runs
 share the cores, so the numbers must not move; only the wall time may.
 
 For each worker count this trains the same command from scratch in its own

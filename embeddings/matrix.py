@@ -127,7 +127,7 @@ def embedding_matrix(vocab: Vocabulary, vectors=None, dim: int = 100, seed: int 
 
 
 #: The iSarcasm authors' rows for words without a GloVe vector: U(-OOV_UNIFORM, OOV_UNIFORM)
-#: (silviu-oprea/sarcasm-cronos@da1b493, src/data_and_resources_acl.py:126).
+#: (their code: docs/protocol.md's sources).
 OOV_UNIFORM = 0.1
 
 

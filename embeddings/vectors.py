@@ -392,8 +392,8 @@ def _check_rows(source: Path, header: bool) -> None:
     line's), naming it: gensim copies a line's one number across the whole vector, so a cut line
     would become a word vector of one repeated number.  Fields are counted as gensim splits them
     (single spaces, trailing whitespace ignored); one pass over the bytes, before the parse.  The lines are
-    bounded too (:data:`~preprocessing.limits.VECTORS`): a 230 KB gzip of 20 million duplicate lines
-    was still parsing after four minutes, and their matrix must fit the memory budget."""
+    bounded too (:data:`~preprocessing.limits.VECTORS`): a small gzip of millions of duplicate lines
+    would keep the parse going for minutes, and their matrix must fit the memory budget."""
     opener = gzip.open if source.suffix == ".gz" else open
     dim = int(_first_line(source)[1]) if header else None
     limit, number = VECTORS.limit(), 0
@@ -419,7 +419,7 @@ def _check_rows(source: Path, header: bool) -> None:
 
 def _check_header(source: Path) -> None:
     """Refuse a word2vec header whose ``COUNT DIM`` the file cannot hold, or whose matrix would not fit in
-    memory, before gensim allocates it (a 33-byte file claiming 2e9 x 1e6 once took 15 GB before failing).
+    memory, before gensim allocates it (which it would do in full before failing).
     Each line holds a word and DIM numbers, each at least one character and a separator: a plain file of
     S bytes has at most S / (2 DIM + 2) of them (a gzipped file's size says nothing: only the memory counts)."""
     count, dim = map(int, _first_line(source))

@@ -152,7 +152,7 @@ def _decode_problem(path: Path) -> DataError:
 
 #: The longest line read, in characters.  A line of a text file is one record (a tweet, a dialogue turn, a
 #: word vector), thousands of characters at most; a longer one is a damaged file, refused before it
-#: fills the memory (a 600 MB line took 3.8 GB).
+#: fills the memory (docs/reliability.md).
 MAX_LINE = 1 << 24
 
 

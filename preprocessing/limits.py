@@ -134,11 +134,12 @@ class LineBound:
 
 
 #: A corpus or user file (CSV, TSV, JSON Lines, gzipped or not): the largest corpus in the data directory
-#: (SARC's balanced training file) has 154,702 lines, SARC's whole balanced set about a million.  A 69 KB
-#: gzip of 12 million one-character rows took 3.5 GB and 175 s in ``data stats`` before this bound.
+#: (SARC's balanced training file) has 154,702 lines, SARC's whole balanced set about a million.  A small
+#: gzip of millions of one-character rows filled gigabytes in ``data stats`` before this bound
+#: (docs/reliability.md).
 ROWS = LineBound("ISARCASM_MAX_ROWS", 2_000_000, "any corpus holds (the largest in the data directory: 154,702)")
 #: A vectors file (``--embeddings FILE``): GloVe 840B holds 2.2 million words, word2vec GoogleNews 3 million.
-#: A 230 KB gzip of 20 million duplicate lines was still parsing after 245 s before this bound.
+#: A small gzip of millions of duplicate lines kept gensim parsing for minutes before this bound (docs/reliability.md).
 VECTORS = LineBound("ISARCASM_MAX_VECTORS", 5_000_000,
                     "any vectors file holds (word2vec GoogleNews: 3 million words)")
 

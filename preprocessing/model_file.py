@@ -3,8 +3,8 @@
 A ``.keras`` file is a zip of ``config.json`` (the layers, which Keras builds first, allocating every
 weight they declare) and ``model.weights.h5`` (the values, read into those weights after).  A file of
 a few kilobytes can declare gigabytes in either: a zip member that expands like a zip bomb, weights
-of unwritten chunks, or a config whose embedding is 6,000,000 x 100 (Keras built it, 13 GB, before
-its weights failed to fit).  Each is sized here from the zip's directory, the weights' HDF5
+of unwritten chunks, or a config whose embedding is 6,000,000 x 100 (Keras builds it before its
+weights fail to fit; docs/reliability.md).  Each is sized here from the zip's directory, the weights' HDF5
 metadata and the config's layers, against the limits of :mod:`preprocessing.limits`, and refused
 in one line.
 """
@@ -55,7 +55,7 @@ def _declared_weights(path: Path, member: zipfile.ZipInfo) -> int:
     """The bytes the datasets of the weights file ``member`` declare (their shapes times their item sizes),
     read from its metadata alone.  Keras writes every weight whole, uncompressed, so they fit in the
     member; a dataset declaring more is padded or sparse (unwritten chunks read as zeros), and Keras would
-    allocate all of it (a small file once took 7.7 GB in ``predict``).  A member h5py cannot read counts
+    allocate all of it.  A member h5py cannot read counts
     its own size (it holds no more; what is wrong with it is Keras' to report)."""
     import h5py  # only where a model file is loaded
 

@@ -81,8 +81,8 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     """Retrain a sample of EXPERIMENT's reference runs and say whether each repeats to the last digit.
 
     On the same code and type of machine a run repeats exactly; on another CPU it can differ a little
-    (docs/results/cross-engine-exact.md#reproducibility): compare whole sets of seeds with
-    benchmarks/same_distribution.py, the criterion for the same distribution over seeds.
+    (docs/results/archive/engine-exact/cross-engine-exact.md#reproducibility): compare whole sets of seeds with
+    benchmarks/same_distribution.py (seed by seed where both sets hold the same seeds).
     """
     settings = Settings(corpora_of(ctx), RunStore(writable_folder(Path(output_dir), "--output-dir")),
                         executor=executor_of(ctx.params), reference=reference_of(reference_dir))
@@ -104,4 +104,4 @@ def verify_command(ctx, experiment, sample, seed, output_dir, reference_dir, job
     same = sum(run.get("identical", False) for run in checked)
     click.echo(f"{same} of {len(checked)} retrained runs repeat the shipped ones to the last digit"
                + ("" if same == len(checked) else "; runs of another CPU or library version differ a little: "
-                  "benchmarks/same_distribution.py tests whole sets of seeds for the same distribution"))
+                  "benchmarks/same_distribution.py compares whole sets of seeds"))

@@ -8,17 +8,22 @@ and the share of test texts predicted sarcastic on a binary cell, macro-F1 and a
 multi-class or multi-label one.  :func:`compare` tests that on the per-seed values of two results
 (or run folders) of the same cells:
 
-- each row (selection rule x metric x cell): a two-sided permutation test of the difference of
-  the means (candidate minus reference), every split of the pooled seeds enumerated when there are
-  at most :data:`EXACT_LIMIT` (10 against 10 seeds is exact), else :data:`PERMUTATIONS` random ones
-  from a seeded generator; the rows' p-values are Holm-adjusted together
-  (:func:`experiments.reports.significance.holm`);
+- each row (selection rule x metric x cell): a two-sided test of the difference of the means
+  (candidate minus reference).  Paired where both sides hold the same seeds, at least
+  :data:`PAIRED_MIN` of them: a seed fixes the validation split and the batch draw on both sides,
+  so the per-seed differences are tested with the sign-flip test
+  (:func:`experiments.reports.significance.sign_flip_test`), which sees a shift far smaller than
+  the seeds' spread.  Otherwise unpaired: a permutation test of the pooled seeds' splits, every
+  split enumerated when there are at most :data:`EXACT_LIMIT` (10 against 10 seeds is exact), else
+  :data:`PERMUTATIONS` random ones from a seeded generator.  The rows' p-values are
+  Holm-adjusted together (:func:`experiments.reports.significance.holm`);
 - pooled, per rule and main metric: per seed, the main metric averaged over the cells that have it,
-  tested the same way.
+  tested the same way, with the :data:`CONFIDENCE` t interval of the difference (paired: of the
+  mean per-seed difference; unpaired: Welch's).
 
 A candidate passes when no row rejects at :data:`ALPHA` after Holm, and every pooled difference is
-neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  Seeds are not paired: the
-criterion asks about distributions, so seeds 0-4 may be set against seeds 5-9.
+neither significant at :data:`ALPHA` nor larger than :data:`MARGIN`.  A pass says the test found no
+shift; the pooled interval says how large a shift it leaves possible.
 """
 from __future__ import annotations
 
@@ -29,10 +34,11 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 from experiments.reports.fidelity import PROTOCOL_RULES
 from experiments.reports.results import load_results
-from experiments.reports.significance import holm
+from experiments.reports.significance import holm, sign_flip_test
 from experiments.reports.table import run_ids
 from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.store import METRICS, read_config, scored_runs
@@ -55,6 +61,12 @@ RULES = ("best", "grid")
 PERMUTATIONS = 20_000
 #: Splits enumerated at most; C(20, 10) = 184,756, so 10 against 10 seeds is exact.
 EXACT_LIMIT = 200_000
+#: Fewer shared seeds than this and the two sides are tested unpaired: of the 2**n sign patterns of n
+#: differences, all-plus and all-minus are as extreme as all seeds shifting one way, so 5 seeds give
+#: p >= 0.0625 and only 6 or more can reject at 0.05.
+PAIRED_MIN = 6
+#: The confidence of the pooled difference's interval.
+CONFIDENCE = 0.90
 #: Fewer seeds than this on a side and a row's permutation test cannot reject at 0.05 (3 against 3
 #: gives 20 splits, so p >= 0.1).
 MIN_SEEDS = 4
@@ -87,9 +99,12 @@ def permutation_test(reference, candidate, permutations: int = PERMUTATIONS, see
     return observed, float(hits / len(groups) if exact else (1 + hits) / (1 + permutations))
 
 
-def smallest_p(n_reference: int, n_candidate: int) -> float:
-    """The smallest p-value :func:`permutation_test` can give these group sizes (exact case; the most
-    extreme split, and its mirror when the groups are as large)."""
+def smallest_p(n_reference: int, n_candidate: int, paired: bool = False) -> float:
+    """The smallest p-value the test of these group sizes can give (exact case): paired, all seeds
+    shifting one way or the other; unpaired, the most extreme split, and its mirror when the groups
+    are as large."""
+    if paired:
+        return 2 / 2 ** n_reference
     splits = comb(n_reference + n_candidate, n_candidate)
     return (1 + (n_reference == n_candidate)) / splits if splits <= EXACT_LIMIT else 1 / (1 + PERMUTATIONS)
 
@@ -318,10 +333,31 @@ def _pooled(cells: dict[Cell, dict[str, dict[int, float]]], order: list[Cell], m
 
 
 def _tested(reference: dict[int, float], candidate: dict[int, float], permutations: int, seed: int) -> dict:
+    """The difference of the means, its p (paired where both sides hold the same seeds, see the module),
+    its interval, and on paired seeds how many the candidate is lower on."""
     a, b = list(reference.values()), list(candidate.values())
-    delta, p = permutation_test(a, b, permutations, seed)
-    return {"reference": _spread(a), "candidate": _spread(b), "delta": delta, "p": p,
+    paired = reference.keys() == candidate.keys() and len(reference) >= PAIRED_MIN
+    if paired:
+        differences = np.array([candidate[s] - reference[s] for s in reference])
+        delta, p = float(differences.mean()), sign_flip_test(differences, permutations, seed)
+        error, freedom = float(np.std(differences, ddof=1) / np.sqrt(len(differences))), len(differences) - 1
+    else:
+        delta, p = permutation_test(a, b, permutations, seed)
+        error, freedom = _welch(a, b)
+    margin = float(stats.t.ppf((1 + CONFIDENCE) / 2, freedom) * error) if error else 0.0
+    return {"reference": _spread(a), "candidate": _spread(b), "delta": delta, "p": p, "paired": paired,
+            "interval": (delta - margin, delta + margin),
+            "lower": int(np.sum(differences < 0)) if paired else None,
             "seeds": (sorted(reference), sorted(candidate))}
+
+
+def _welch(a: list[float], b: list[float]) -> tuple[float, float]:
+    """(standard error, Welch-Satterthwaite degrees of freedom) of mean(b) - mean(a)."""
+    parts = [np.var(values, ddof=1) / len(values) for values in (a, b)]
+    error = float(np.sqrt(sum(parts)))
+    freedom = sum(parts) ** 2 / sum(part ** 2 / (len(values) - 1) for part, values in zip(parts, (a, b))) \
+        if error else 1.0
+    return error, float(freedom)
 
 
 def _spread(values: list[float]) -> dict:

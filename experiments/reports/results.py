@@ -66,6 +66,9 @@ REFERENCE = {"label": str, "metric": str, "value": _NUMBER}
 
 #: The committed results files (docs/results), the last place :class:`ResultsFiles` looks.
 COMMITTED = SHIPPED.parent
+#: The committed folder, under :data:`COMMITTED`, of the results the elements and fidelity reports read beside
+#: the tables: each single element of the authors' code and the two protocols that put them together.
+ELEMENTS = "elements"
 
 
 def stamped(result: dict) -> dict:
@@ -141,7 +144,8 @@ def load_results(path: Path) -> dict:
 class ResultsFiles:
     """Where a report finds a results file by name: the results folder first (what was made here), then the
     results the reference set records (those its shipped runs back: Table 7's 10 iSarcasm seeds, which share
-    their name with the committed 5-seed table of both corpora), then the committed files of docs/results.
+    their name with the committed 5-seed table of both corpora), then the committed files of docs/results (and of
+    its :data:`ELEMENTS` folder).
     So a fresh clone's ``report table7 --fidelity`` reads the inputs the committed report was made from,
     without --results-dir.  ``found``: where each file found outside the folder came from, for the report to say."""
 
@@ -170,10 +174,10 @@ class ResultsFiles:
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result
         for filed in self.filed_as(name):  # the exact engine's files kept there are listed in its README
-            path = self.committed / f"{filed}.json"
-            if path.is_file() and self._usable(name, result := load_results(path), path, say=False):
-                self.found[name] = str(path)
-                return result
+            for path in (self.committed / f"{filed}.json", self.committed / ELEMENTS / f"{filed}.json"):
+                if path.is_file() and self._usable(name, result := load_results(path), path, say=False):
+                    self.found[name] = str(path)
+                    return result
         return None
 
     @staticmethod

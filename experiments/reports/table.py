@@ -1,8 +1,10 @@
-"""The report of a table reproduction (``reproduce``): markdown and csv, published numbers beside ours.
+"""The report of a table reproduction (``reproduce``): markdown and csv, the reference numbers beside ours.
 
-One row per (cell, metric): a published number is only ever compared with
-our number in the same metric.  Rows more than ``FLAG`` away from the iSarcasm
-implementation are marked and listed with the cell's data note.
+One row per (cell, metric): a reference number is only ever compared with our number in the same metric.  Two
+references, each a column: "paper", the number of the paper the experiment reproduces (the iSarcasm authors'
+re-implementation, its references labelled "iSarcasm impl."), and "first published", the number first published
+for the model on that corpus.  Rows more than ``FLAG`` away from the paper are marked and listed with the cell's
+data note.
 """
 from __future__ import annotations
 
@@ -100,10 +102,11 @@ def markdown_report(result: dict) -> str:
             rows.append([corpus, cell["model"], metric, _fmt(published), _fmt(impl),
                          f"{ours:.3f}{spread}{f' ({failed}; mean of the others)' if failed else ''}",
                          _fmt(None if published is None else ours - published, True), _fmt(delta_impl, True) + mark])
-    header = ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)", "Δ published",
-              "Δ impl."]
+    header = ["corpus", "model", "metric", "first published", "paper", "ours (mean ± std)", "Δ first published",
+              "Δ paper"]
     if diagnostic:  # only ours: the published columns and deltas left out
         rows, header, flagged = [[*row[:3], row[5]] for row in rows], [*header[:3], "ours (mean ± std)"], []
+    rows, header = _without_empty_references(rows, header)
     lines += markdown_table(rows, header)
     lines += padded_section(result)
     lines += reference_section(result)
@@ -119,7 +122,7 @@ def markdown_report(result: dict) -> str:
                   *markdown_table(rows, ["corpus", "model", "thresholds", "F1 sarcastic (mean ± std)"])]
     lines += selection_section(result) + operating_point_section(result["cells"]) + per_class_section(result["cells"])
     if flagged:
-        lines += ["", f"## Cells more than {FLAG} from the iSarcasm implementation (⚑)", ""]
+        lines += ["", f"## Cells more than {FLAG} from the paper (⚑)", ""]
         for cell, metric, delta in flagged:
             lines.append(f"- {cell['corpus']}/{cell['model']} {metric}: {delta:+.3f}. {cell['note']}")
     notes = dict.fromkeys(f"{c['corpus']}: {c['note']}" for c in result["cells"] if c["note"])
@@ -128,6 +131,19 @@ def markdown_report(result: dict) -> str:
     lines += ["", f"Metrics are scikit-learn's; see `{result['experiment']}.json` (in the results directory, beside "
               f"this report) for every seed's value and the run directories (config, predictions, history, model)."]
     return "\n".join(lines) + "\n"
+
+
+#: The reference columns of :func:`markdown_report`'s table, each with its Δ column: a pair is left out where no
+#: row has that reference (Table 7 has no first-published number).
+_REFERENCE_COLUMNS = (("first published", "Δ first published"), ("paper", "Δ paper"))
+
+
+def _without_empty_references(rows: list[list[str]], header: list[str]) -> tuple[list[list[str]], list[str]]:
+    """``rows`` and ``header`` without each reference column, and its Δ, that is empty ("—" or blank) in every row."""
+    empty = {column for pair in _REFERENCE_COLUMNS if pair[0] in header
+             and all(row[header.index(pair[0])] in ("—", "") for row in rows) for column in pair}
+    kept = [i for i, name in enumerate(header) if name not in empty]
+    return [[row[i] for i in kept] for row in rows], [header[i] for i in kept]
 
 
 def comparison_markdown(base: dict, other: dict) -> str:

@@ -2,20 +2,31 @@
 
 Tiny results files built here: two cells of ten seeds.  A candidate shifted by one reference
 standard deviation fails, a resample of the reference passes, identical files pass with Δ 0, the
-permutation test agrees with brute force, both rules are scored from run folders, multi-class cells
-are held to macro-F1 and accuracy (pooled apart from binary cells), and bad input is exit status 2
-with one line.
+permutation test agrees with brute force, the same seeds on both sides are tested paired (a shift
+of 0.01 on every seed fails paired where unpaired it passed) with the paired or Welch t interval,
+both rules are scored from run folders, multi-class cells are held to macro-F1 and accuracy (pooled
+apart from binary cells), and bad input is exit status 2 with one line.  A committed 10-seed
+results file passes against itself and fails against a copy 0.01 lower on every seed.
 """
 import json
 from itertools import combinations
 
 import numpy as np
 import pytest
-from locations import benchmark_script
+from locations import ROOT, benchmark_script
+from scipy import stats
 from markdown_tables import unpadded
 
 from experiments.reports import distribution
-from experiments.reports.distribution import MARGIN, compare, load_side, permutation_test
+from experiments.reports.distribution import (
+    CONFIDENCE,
+    MARGIN,
+    PAIRED_MIN,
+    compare,
+    load_side,
+    permutation_test,
+    restrict,
+)
 from experiments.reports.fidelity import LABELS, PROTOCOL_RULES
 from experiments.runs.one.metrics import summary_stats
 from experiments.runs.one.provenance import recorded_config_hash
@@ -112,7 +123,68 @@ def test_identical_files_pass_with_no_difference(tmp_path, capsys):
     assert result["passes"] and [r["rule"] for r in result["pooled"]] == ["best", "grid"]
     assert all(row["delta"] == 0 and row["p"] == 1 for row in result["rows"] + result["pooled"])
     status, out, _ = run_script(capsys, path, path, "--reference-grid", grid, "--candidate-grid", grid)
-    assert status == 0 and "pooled sarcastic-F1 Δ best +0.000 (p 1), grid +0.000 (p 1)" in out
+    assert status == 0 and "pooled sarcastic-F1 Δ best +0.000 [+0.000, +0.000] (p 1, paired), grid +0.000 [+0.000, +0.000] (p 1, paired)" in out
+
+
+def lowered(values, by=0.01):
+    """Every seed's sarcastic F1 ``by`` lower, the share predicted sarcastic as it was."""
+    return {model: (f1 - by, share) for model, (f1, share) in values.items()}
+
+
+def test_the_same_seeds_are_paired_and_a_shift_on_every_seed_fails(tmp_path, capsys):
+    values = reference_values()
+    reference = write(tmp_path, "ref.json", table(values))
+    status, out, _ = run_script(capsys, reference, write(tmp_path, "low.json", table(lowered(values))))
+    assert status == 1 and "| best | sarcastic F1 | toy | lstm | 10 paired |" in out
+    assert "| rule best | 2 | 0-9 / 0-9 | 0.252 ± 0.015 | 0.242 ± 0.015 | -0.010 | [-0.010, -0.010] | 10 of 10 |" \
+        in out
+    assert "pooled sarcastic-F1 Δ best -0.010 [-0.010, -0.010] (p 0.00195, paired)" in out
+    # the same values under other seeds are two samples: unpaired, the shift is lost in the seeds' spread
+    other_seeds = table(lowered(values), seeds=[seed + 10 for seed in SEEDS])
+    status, out, _ = run_script(capsys, reference, write(tmp_path, "other.json", other_seeds))
+    assert status == 0 and "| 10 / 10 |" in out and "paired" not in out.split("\n\n", 2)[2]
+
+
+def test_fewer_shared_seeds_than_the_sign_flip_test_needs_are_tested_unpaired(tmp_path):
+    path = load_side(write(tmp_path, "ref.json", table(reference_values())))
+    few = compare(*(restrict(path, seeds=set(range(PAIRED_MIN - 1))) for _ in range(2)))
+    enough = compare(*(restrict(path, seeds=set(range(PAIRED_MIN))) for _ in range(2)))
+    assert not any(row["paired"] for row in few["rows"] + few["pooled"])
+    assert all(row["paired"] for row in enough["rows"] + enough["pooled"])
+
+
+def test_the_pooled_interval_is_the_paired_or_welch_t_interval(tmp_path):
+    values, rng = reference_values(), np.random.default_rng(5)
+    noisy = {model: (f1 + rng.normal(-0.01, 0.01, len(f1)), share) for model, (f1, share) in values.items()}
+    reference = load_side(write(tmp_path, "ref.json", table(values)))
+    pooled = [np.mean([f1 for f1, _ in side.values()], axis=0) for side in (values, noisy)]
+    paired = compare(reference, load_side(write(tmp_path, "noisy.json", table(noisy))))["pooled"][0]
+    expected = stats.ttest_rel(pooled[1], pooled[0]).confidence_interval(CONFIDENCE)
+    assert paired["paired"] and paired["interval"] == pytest.approx((expected.low, expected.high))
+    other = load_side(write(tmp_path, "other.json", table(noisy, seeds=[s + 10 for s in SEEDS])))
+    welch = compare(reference, other)["pooled"][0]
+    expected = stats.ttest_ind(pooled[1], pooled[0], equal_var=False).confidence_interval(CONFIDENCE)
+    assert not welch["paired"] and welch["interval"] == pytest.approx((expected.low, expected.high))
+
+
+def committed_ten_seeds():
+    """A committed table results file of binary cells with ten seeds each (wherever it is archived)."""
+    for path in sorted((ROOT / "docs" / "results").rglob("table7*.json")):
+        result = json.loads(path.read_text())
+        if result.get("kind") == "table" and result["cells"] and all(
+                len(cell.get("run_ids") or []) == 10 and "f1_sarcastic" in cell["metrics"] for cell in result["cells"]):
+            return path, result
+    pytest.fail("no committed table7 results file of ten seeds per cell")
+
+
+def test_a_committed_ten_seed_file_passes_against_itself_and_fails_a_copy_lower_on_every_seed(tmp_path, capsys):
+    path, result = committed_ten_seeds()
+    status, out, _ = run_script(capsys, path, path)
+    assert status == 0 and "verdict: PASS" in out and "(p 1, paired)" in out
+    for cell in result["cells"]:
+        cell["metrics"]["f1_sarcastic"]["values"] = [value - 0.01 for value in cell["metrics"]["f1_sarcastic"]["values"]]
+    status, out, _ = run_script(capsys, path, write(tmp_path, "lower.json", result))
+    assert status == 1 and "verdict: FAIL" in out and " -0.010 [-0.010, -0.010] (p 0.00195, paired)" in out
 
 
 def test_seed_subsets_of_one_file_are_compared(tmp_path, capsys):
@@ -137,7 +209,7 @@ def test_multiclass_cells_are_held_to_macro_f1_and_accuracy(tmp_path, capsys):
     path = write(tmp_path, "ref.json", table(values, scores=multiclass_scores))
     status, out, _ = run_script(capsys, path, path)
     assert status == 0 and "| best | macro-F1 | toy | lstm |" in out and "| best | accuracy | toy | cnn |" in out
-    assert "sarcastic" not in out and "pooled macro-F1 Δ best +0.000 (p 1)" in out
+    assert "sarcastic" not in out and "pooled macro-F1 Δ best +0.000 [+0.000, +0.000] (p 1, paired)" in out
     shifted = {model: (f1 + np.std(f1, ddof=1), accuracy) for model, (f1, accuracy) in values.items()}
     result = compare(load_side(path), load_side(write(tmp_path, "cand.json", table(shifted, scores=multiclass_scores))))
     assert not result["passes"] and result["pooled"][0]["metric"] == "f1_macro"

@@ -147,8 +147,8 @@ def costless(train: TrainConfig) -> float:
 
 
 #: One fit of the TF-IDF + logistic regression pipeline, per training example, in the units of
-#: ``ModelSpec.cost`` (one LSTM epoch is 1): Table 7's tfidf-lr runs took 5 s for 5 fits, the LSTM's 84 s
-#: for 30 epochs.  Only the order of a sweep's runs depends on it.
+#: ``ModelSpec.cost`` (one LSTM epoch is 1), set from the training seconds Table 7's tfidf-lr and LSTM runs
+#: record.  Only the order of a sweep's runs depends on it.
 FIT_COST = 0.4
 
 

@@ -75,7 +75,7 @@ def test_report_html_draws_every_figure_and_links_it(tmp_path):
     # The corpus whose runs are gone gets its bar chart (from the results file) and a note for the rest.
     assert page.count("No data: no finished run") == 3
     # The markdown report is part of the page, its table as an HTML table.
-    assert "<h1>Toy table</h1>" in page and "<th>iSarcasm impl.</th>" in page
+    assert "<h1>Toy table</h1>" in page and "<th>paper</th>" in page
     assert "<td>toy</td>\n<td>lstm</td>\n<td>f1_sarcastic</td>" in page
 
 

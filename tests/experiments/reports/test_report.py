@@ -33,10 +33,21 @@ def test_rows_compare_each_reference_in_its_own_metric():
     assert "see `t.json` (in the results directory" in text and "results/t.json" not in text
 
 
+def test_the_papers_number_stands_under_paper_and_a_reference_no_row_has_is_left_out():
+    result = result_with([0.50], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)])
+    header, *rows = tables(markdown_report(result))[0].rows
+    assert header == ["corpus", "model", "metric", "paper", "ours (mean ± std)", "Δ paper"]
+    assert rows[0] == ["riloff", "lstm", "f1_sarcastic", "0.660", "0.500", "-0.160 ⚑"]
+    both = tables(markdown_report(result_with([0.60, 0.70], [Reference("published", "f1_macro", 0.70),
+                                                             Reference("iSarcasm impl.", "f1_sarcastic", 0.66)])))
+    assert both[0].rows[0] == ["corpus", "model", "metric", "first published", "paper", "ours (mean ± std)",
+                               "Δ first published", "Δ paper"]
+
+
 def test_cells_far_from_the_implementation_are_flagged_with_their_note():
     result = result_with([0.50], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)], note="smaller corpus")
     text = unpadded(markdown_report(result))
-    assert "| 0.500 | — | -0.160 ⚑ |" in text
+    assert "| 0.660 | 0.500 | -0.160 ⚑ |" in text
     assert "- riloff/lstm f1_sarcastic: -0.160. smaller corpus" in text
 
 
@@ -48,7 +59,7 @@ def test_a_quick_runs_report_says_it_is_a_smoke_run_and_flags_nothing(train, smo
     text = unpadded(markdown_report(result))
     assert ("**Smoke run** (`--quick`: 2 epoch(s) on at most 600 training texts)" in text) == smoke
     assert ("not comparable" in text) == smoke
-    assert ("⚑" in text) != smoke and ("| 0.000 | — | -0.660 |" in text) == smoke
+    assert ("⚑" in text) != smoke and ("| 0.660 | 0.000 | -0.660 |" in text) == smoke
 
 
 def test_csv_has_one_row_per_metric_with_references():
@@ -142,6 +153,9 @@ def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured
     assert protocol_note({**result, "train": {"selection": "grid", "batching": "class-ratio"}}, tmp_path) == ""
     assert protocol_note({**result, "selection": "grid"}, tmp_path) == ""
     assert protocol_note(result_with([0.2], [Reference("published", "f1_macro", 0.7)]), tmp_path) == ""
+    # a benchmark's cells hold references of another shape (rows of models): no note, and no KeyError
+    benchmark = {"kind": "benchmark", "experiment": "benchmark-m", "cells": [{"references": [{"model": "majority"}]}]}
+    assert protocol_note(benchmark, tmp_path) == ""
     # fidelity results made from other results are not read as this table's
     fidelity_file(tmp_path, "other", [(0.5, 0.5)])
     (tmp_path / "other-fidelity.json").replace(tmp_path / "t-fidelity.json")
@@ -198,10 +212,11 @@ def test_every_table_of_a_report_parses_as_a_markdown_table_with_its_columns_and
         assert len(table.rows) == len(table.lines) - 1  # every source line but the separator is a row
         assert all(len(cells(line)) == width for line in table.lines)  # no row cut or padded by the parser
     main, per_class = found
-    assert main.rows[0] == ["corpus", "model", "metric", "published", "iSarcasm impl.", "ours (mean ± std)",
-                            "Δ published", "Δ impl."]
-    assert main.rows[1:] == [["riloff", "lstm", "f1_macro", "0.700", "—", "0.750 ± 0.071", "+0.050", "—"],
-                             ["riloff", "lstm", "f1_sarcastic", "—", "—", "0.650 ± 0.071", "—", "—"]]
+    # the paper's column and its Δ are left out: no row has the paper's number
+    assert main.rows[0] == ["corpus", "model", "metric", "first published", "ours (mean ± std)",
+                            "Δ first published"]
+    assert main.rows[1:] == [["riloff", "lstm", "f1_macro", "0.700", "0.750 ± 0.071", "+0.050"],
+                             ["riloff", "lstm", "f1_sarcastic", "—", "0.650 ± 0.071", "—"]]
     assert per_class.rows[0] == ["corpus", "model", "class", "support", "precision", "recall", "F1"]
     assert per_class.rows[2] == ["riloff", "lstm", "sarcastic", "4", "0.600 ± 0.000", "1.000 ± 0.000",
                                  "0.800 ± 0.000"]

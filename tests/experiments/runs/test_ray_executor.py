@@ -118,7 +118,7 @@ def assert_same_runs(store: Path, reference: Path) -> list[dict]:
 def local_reference(tmp_path_factory):
     """The toy sweep (LSTM, seeds 0 and 1) trained by the local executor.  Not CNN: on a CPU without AVX-512
     (2026-11-28) its predictions differed in one printed digit between a Ray worker and the local executor, a
-    difference whose cause was not found (docs/results/fast-engine/no-avx512 has that CPU's other differences)."""
+    difference whose cause was not found (docs/results/archive/fast-engine/no-avx512 has that CPU's other differences)."""
     tmp_path = tmp_path_factory.mktemp("local")
     experiment = experiment_file(tmp_path, models=("lstm",))
     reproduce(tmp_path, experiment, "local")

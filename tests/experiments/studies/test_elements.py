@@ -263,3 +263,19 @@ def test_the_elements_results_are_found_by_the_names_listed_never_by_a_name_work
     assert code.changed == {"batching": "class-ratio", "clip_global_norm": 1.0, "selection": "grid"}
     assert code.sources == "src/data_and_resources_acl.py:54-61; src/main.py:53, src/model.py:304-305"
     assert code.command("table7") == "isarcasm reproduce table7-authors-code" and code.options == ""
+
+
+def test_the_committed_elements_folder_is_read_after_the_results_folder(tmp_path):
+    """The committed single elements live in docs/results/elements/, beside the committed tables: a fresh
+    clone's elements report finds them there; one in the results folder comes first."""
+    committed, folder = tmp_path / "committed", tmp_path / "results"
+    (committed / "elements").mkdir(parents=True)
+    folder.mkdir()
+    write_table(committed, "t", [table_cell("lstm", [0, 1], [0.2, 0.3])])
+    write_table(committed / "elements", CLIP.results_name("t"), [table_cell("lstm", [0, 1], [0.4, 0.4])])
+    files = ResultsFiles(folder, committed=committed)
+    assert row(elements("t", files), CLIP, "lstm")["mean_delta"] == pytest.approx(0.15)
+    assert files.found[CLIP.results_name("t")] == str(committed / "elements" / f"{CLIP.results_name('t')}.json")
+    write_table(folder, CLIP.results_name("t"), [table_cell("lstm", [0, 1], [0.9, 0.9])])
+    assert row(elements("t", ResultsFiles(folder, committed=committed)), CLIP, "lstm")["mean_delta"] == \
+        pytest.approx(0.65)
