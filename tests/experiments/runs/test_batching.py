@@ -180,7 +180,7 @@ def test_authors_elements_train_and_are_stored_as_named_variants_and_repeat_to_t
                 "batch-order-each-epoch": ("batch_order", "each-epoch"), "dropout-0.5": ("dropout", "0.5")}
     for setting, value in elements.values():
         for copy in ("one", "two"):
-            options = ["--" + setting.replace("_", "-"), value, "--output-dir", str(tmp_path / copy)]
+            options = ["--set", f"{setting}={value}", "--output-dir", str(tmp_path / copy)]
             result = CliRunner().invoke(main, [*common, *options])
             assert result.exit_code == 0, result.output
     model_configs = {}
