@@ -28,7 +28,7 @@ from scipy.stats import norm
 
 from experiments.reports.distribution import ALPHA, MARGIN
 from experiments.reports.format import markdown_table
-from experiments.reports.results import load_results
+from experiments.results.files import load_results
 from preprocessing.errors import IsarcasmError
 
 REFERENCE = Path(__file__).resolve().parent.parent / "docs" / "results" / "table7.json"

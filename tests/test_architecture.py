@@ -1,9 +1,8 @@
 """The folder tree is the architecture: imports go one way, no module imports itself back.
 
-``experiments/`` has four layers, ``cli`` → ``studies`` → ``reports`` → ``runs``, above the
+``experiments/`` has five layers, ``cli`` → ``studies`` → ``reports`` → ``results`` → ``runs``, above the
 packages ``baselines``, ``embeddings`` and ``preprocessing``; ``runs`` has rooms of its own, in the
-order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``,
-``results_set``).  These tests read every module's imports with :mod:`ast` (no module is imported),
+order of a run's life cycle: ``many`` and ``entrants`` → ``one`` → the floor (``console``).  These tests read every module's imports with :mod:`ast` (no module is imported),
 so they also catch imports inside functions.  The same reading counts every function's parameters:
 at most 6 outside ``experiments/cli``.
 """
@@ -15,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("experiments", "baselines", "embeddings", "preprocessing")
 #: Higher layers may import lower ones, never the other way round.
-LAYERS = {"experiments.cli": 4, "experiments.studies": 3, "experiments.reports": 2, "experiments.runs": 1,
+LAYERS = {"experiments.cli": 5, "experiments.studies": 4, "experiments.reports": 3, "experiments.results": 2,
+          "experiments.runs": 1,
           "baselines": 0, "embeddings": 0, "preprocessing": 0}
 
 
@@ -95,7 +95,7 @@ def circles(graph) -> list[list[str]]:
 
 #: The rooms of ``experiments.runs``, in the order of a run's life cycle, and the rooms each may import:
 #: one run knows nothing of running many or of the entrants; the scheduler runs an entrant's task
-#: without importing its room; the floor (``console``, ``results_set``) imports none of the three.
+#: without importing its room; the floor (``console``) imports none of the three.
 RUN_ROOMS = {"experiments.runs.one": {"experiments.runs"},
              "experiments.runs.many": {"experiments.runs.one", "experiments.runs"},
              "experiments.runs.entrants": {"experiments.runs.one", "experiments.runs"},
@@ -292,17 +292,16 @@ def test_an_upward_import_and_a_circle_are_found(toy_project):
 
 def test_an_import_between_rooms_of_runs_is_found(toy_project):
     root, write = toy_project
-    write("experiments.runs.console", "")
     write("experiments.runs.one.store", "from experiments.runs import console\n")
     write("experiments.runs.one.inference", "def f():\n    from experiments.runs.entrants import registry  # why\n")
     write("experiments.runs.many.scheduler",
           "from experiments.runs.one import store\nfrom experiments.runs.entrants.registry import x\n")
     write("experiments.runs.entrants.registry", "from experiments.runs.one.store import f\n")
-    write("experiments.runs.results_set", "from experiments.runs.many import scheduler\n")
+    write("experiments.runs.console", "from experiments.runs.many import scheduler\n")
     assert sorted(imports_between_rooms(import_graph(root))) == [
+        "experiments.runs.console:1 imports experiments.runs.many.scheduler",
         "experiments.runs.many.scheduler:2 imports experiments.runs.entrants.registry",
-        "experiments.runs.one.inference:2 imports experiments.runs.entrants.registry",
-        "experiments.runs.results_set:1 imports experiments.runs.many.scheduler"]
+        "experiments.runs.one.inference:2 imports experiments.runs.entrants.registry"]
 
 
 def test_parameters_are_counted_without_self_and_catch_alls():

@@ -25,11 +25,11 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.reports.benchmark import benchmark_summary
-from experiments.reports.kinds import save_result, write_html
+from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.leaderboard import NAME as LEADERBOARD
 from experiments.reports.leaderboard import benchmark_entries, leaderboard, leaderboard_markdown
-from experiments.reports.results import COMMITTED, stamped
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, METHODS
+from experiments.results.files import COMMITTED
 from experiments.runs.entrants.registry import ENTRANTS
 from experiments.runs.one.store import writable_folder
 from experiments.studies.benchmark import BenchmarkRequest, classic_models, parse_experiments, run_benchmark
@@ -76,8 +76,8 @@ def cross_eval(models, corpora, seeds, settings):
     seeds = seed_list(seeds, settings.training.quick)
     result = run_cross(split_list(models, "--models") or classic_models(),
                        split_list(corpora, "--corpora") or list(CORPORA), seeds, settings)
-    click.echo(Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8"))
-    click.echo(f"heatmaps: {Path(settings.results_root, result['experiment'])}/heatmap-<model>.png")
+    click.echo(kind_of(result).markdown(result))
+    click.echo(f"heatmaps: {Path(settings.results_root, result.experiment)}/heatmap-<model>.png")
 
 
 @click.command(cls=TrainingCommand)
@@ -137,7 +137,7 @@ def benchmark(ctx, model, against, experiments, corpora, seeds, method, resample
     if settings.shipped_runs:
         click.echo(f"\n{len(settings.shipped_runs)} classic runs came from the reference set {settings.reference.folder} "
                    "(verified against the local data); the others from the run store")
-    click.echo(f"\nEvery cell, model and seed: {Path(settings.results_root, result['experiment'])}.md (and .json)")
+    click.echo(f"\nEvery cell, model and seed: {Path(settings.results_root, result.experiment)}.md (and .json)")
 
 
 @click.command("leaderboard")
@@ -161,7 +161,7 @@ def leaderboard_command(results_dir, committed, html, as_json):
     board = leaderboard(*benchmark_entries(folder, COMMITTED if committed else None))
     save_result(board, folder)
     if as_json:
-        echo_json(stamped(board))
+        echo_json(board.to_dict())
     else:
         click.echo(leaderboard_markdown(board))
     if html:

@@ -25,8 +25,9 @@ from experiments.cli.options import (
 from experiments.reports.fidelity import protocol_note
 from experiments.reports.kinds import kind_of, save_result, write_html
 from experiments.reports.merge import merged
-from experiments.reports.results import ResultsFiles, load_results
 from experiments.reports.table import comparison_markdown
+from experiments.results.files import ResultsFiles, load_results
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import RULES
 from experiments.runs.one.reference import shipped_count
 from experiments.runs.one.store import RunStore, safe_name, writable_folder
@@ -75,8 +76,7 @@ def reproduce(experiment, seeds, models, corpora, references, retrain, settings)
     seeds = seed_list(seeds, settings.training.quick, experiment.seeds)
     rows = reference_rows(spec, seeds, settings) if references else []
     result = run_experiment(spec, seeds, settings, reference_rows=rows)
-    report = Path(settings.results_root, f"{result['experiment']}.md").read_text(encoding="utf-8")
-    click.echo(_noted(report, protocol_note(result, settings.results_root)))
+    click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, settings.results_root)))
 
 
 @click.command()
@@ -132,11 +132,11 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         result = fidelity_of(experiment, files, localised) if fidelity else elements_of(experiment, files)
         saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
         click.echo(f"saved {saved[0].with_suffix('.*')}", err=True)
-        experiment = result["experiment"]
+        experiment = result.experiment
     result = _results(files, experiment)
     if selection or padded_batches:
         result = reselect(result, selection, padded_batches, localised)
-        if result["experiment"] != experiment:
+        if result.experiment != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
             click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result['selection']}' applied to the runs' "
                        f"per-epoch records{' on padded splits' if padded_batches else ''} in "
@@ -147,7 +147,7 @@ def report(ctx, experiment, results_dir, html, against, selection, padded_batche
         click.echo(comparison_markdown(result, _results(files, against)))
         return
     if as_json:
-        echo_json(result)
+        echo_json(result.to_dict())
     else:
         click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, Path(results_dir))))
     if html:
@@ -165,18 +165,18 @@ def _localiser(settings: Settings):
     """:meth:`Settings.localised`, saying (once per results file) how many runs came from the reference set."""
     said = set()
 
-    def localised(result: dict) -> dict:
+    def localised(result: Result) -> Result:
         local = settings.localised(result)
-        count = shipped_count(run for cell in local["cells"] for run in cell.get("runs", []))
-        if count and result["experiment"] not in said:
-            said.add(result["experiment"])
-            click.echo(f"{result['experiment']}: {count} of {sum(len(c.get('runs', [])) for c in local['cells'])} "
+        count = shipped_count(run for cell in local.cells for run in cell.get("runs", []))
+        if count and result.experiment not in said:
+            said.add(result.experiment)
+            click.echo(f"{result.experiment}: {count} of {sum(len(c.get('runs', [])) for c in local.cells)} "
                        f"runs from the reference set {settings.reference.folder} (verified against the local data)", err=True)
         return local
     return localised
 
 
-def _results(files: ResultsFiles, experiment: str) -> dict:
+def _results(files: ResultsFiles, experiment: str) -> Result:
     """Results ``experiment`` where ``files`` finds them (saying where, when not in the results folder)."""
     result = files.find(experiment)
     if result is None:

@@ -89,11 +89,12 @@ def train_missing_option(func):
 def _trained(settings: Settings, spec: RunSpec, dataset, folder: str):
     """``spec`` trained on ``dataset`` (or its finished run reused) in experiment ``folder`` of the settings'
     store; a run that failed is an error."""
-    from experiments.runs.one.training import train_run  # loads TensorFlow: only when a command trains
+    from experiments.runs.one.training import expected_hash, train_run  # loads TensorFlow: only when a command trains
 
     writable_folder(settings.store.root, "--output-dir")  # checked once the corpus is read: a refused one makes no folder
-    # the store's place, as the studies': a finished run of the same configuration in another experiment is reused
-    result = train_run(spec, dataset, settings.store.place(folder, spec), settings.corpora.data_dir, settings.options)
+    # the store's place, as the studies': a finished run of the same configuration hash in another folder is reused
+    place = settings.store.place(folder, spec, expected_hash(spec, dataset, settings.corpora.data_dir))
+    result = train_run(spec, dataset, place, settings.corpora.data_dir, settings.options)
     if result.failure:
         raise RunFailed(f"run {'failed earlier' if result.skipped else 'failed'}: {result.failure}; no result "
                         f"(recorded in {result.directory / FAILED}; the same settings fail the same way, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiments.reports.format import failed_section, markdown_table
+from experiments.results.schema import Result
 
 
 def p_text(value: float | None) -> str:
@@ -94,9 +95,9 @@ def _floor(cell: dict) -> str:
     return "—" if not floor else f"{floor[cell['metric']]:.3f} ({floor['sarcastic_share']:.0%} sarcastic)"
 
 
-def _significance(result: dict) -> list[str]:
+def _significance(result: Result) -> list[str]:
     """How many comparisons look significant before and after correcting for their number."""
-    rows = [row for cell in result["cells"] for row in compared_rows(cell) if row.get("p_holm") is not None]
+    rows = [row for cell in result.cells for row in compared_rows(cell) if row.get("p_holm") is not None]
     if not rows:
         return []
     raw = [row for row in rows if row["p_value"] < 0.05]
@@ -107,7 +108,7 @@ def _significance(result: dict) -> list[str]:
             f"{result['model']} higher in {higher}, lower in {len(kept) - higher}."]
 
 
-def benchmark_summary(result: dict) -> list[str]:
+def benchmark_summary(result: Result) -> list[str]:
     """The overview table (one row per cell) and the missing runs: what the command prints."""
     model = result["model"]
     test = (f"paired bootstrap over the test examples ({result['resamples']:,} resamples), seed n against seed n; "
@@ -141,7 +142,7 @@ def benchmark_summary(result: dict) -> list[str]:
          "of this benchmark. "
          f"Commit `{result['git_commit']}`."),
         "",
-        *markdown_table([_summary_row(cell) for cell in result["cells"]],
+        *markdown_table([_summary_row(cell) for cell in result.cells],
                         ["experiment", "cell", "metric", f"{model} (mean ± std)", "macro-F1", "predicted sarcastic",
                          "all-sarcastic floor", "rank", "best other model", "p vs best", "p (Holm)"]),
     ]
@@ -206,11 +207,11 @@ def _cell_rows(cell: dict, model: str) -> list[list[str]]:
     return rows
 
 
-def benchmark_markdown(result: dict) -> str:
+def benchmark_markdown(result: Result) -> str:
     """The summary, then one table per cell with every model, its seeds and the p-value against it."""
     model = result["model"]
     lines = benchmark_summary(result)
-    for cell in result["cells"]:
+    for cell in result.cells:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",
                   f"{model} ranks {rank_line(cell)}.", "", *markdown_table(_cell_rows(cell, model), [
                       "rank", "model", "mean ± std", "macro-F1", "predicted sarcastic", "parameters",

@@ -17,6 +17,7 @@ import io
 import numpy as np
 
 from experiments.reports.format import duration, failed_section, markdown_table
+from experiments.results.schema import Result
 
 #: The metrics of the matrix and their names in the report.
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
@@ -24,18 +25,18 @@ MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
 FLOORS = {"all sarcastic": "all_sarcastic", "majority": "majority"}
 
 
-def matrix(result: dict, model: str, metric: str) -> dict[tuple[str, str], dict]:
+def matrix(result: Result, model: str, metric: str) -> dict[tuple[str, str], dict]:
     """(train corpus, test corpus) -> the metric's statistics, for one model."""
-    return {(c["train_corpus"], c["test_corpus"]): c["metrics"][metric] for c in result["cells"]
+    return {(c["train_corpus"], c["test_corpus"]): c["metrics"][metric] for c in result.cells
             if c["model"] == model}
 
 
-def rows(result: dict) -> list[str]:
+def rows(result: Result) -> list[str]:
     """The training corpora: the matrix's rows (results written before test-only columns: every corpus)."""
     return result.get("train_corpora", result["corpora"])
 
 
-def _compute(result: dict) -> str:
+def _compute(result: Result) -> str:
     """The training behind the matrix: an invocation that reuses finished runs takes seconds of wall time."""
     if "compute_seconds" not in result:
         return ""
@@ -44,7 +45,7 @@ def _compute(result: dict) -> str:
             "invocations too)")
 
 
-def cross_markdown(result: dict) -> str:
+def cross_markdown(result: Result) -> str:
     seeds = result["seeds"]
     lines = [
         f"# {result['title']}",
@@ -65,7 +66,7 @@ def cross_markdown(result: dict) -> str:
     if result.get("files"):
         lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result["files"].items()) + "."]
     lines += _summary(result)
-    if any("undefined" in stats for cell in result["cells"] for stats in cell["metrics"].values()):
+    if any("undefined" in stats for cell in result.cells for stats in cell["metrics"].values()):
         lines += ["", "*undefined*: the column's test split has no text of one class (no sarcastic text, say), so "
                   "that score has no value; it is averaged nowhere (scikit-learn would print 0)."]
     lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
@@ -73,11 +74,11 @@ def cross_markdown(result: dict) -> str:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)
             lines += ["", f"## {model}: {label}", ""] + _matrix_table(rows(result), corpora, values, floors, metric)
-    lines += ["", f"Every seed's value and run directory: `{result['experiment']}.json`, in the results directory."]
+    lines += ["", f"Every seed's value and run directory: `{result.experiment}.json`, in the results directory."]
     return "\n".join(lines) + "\n"
 
 
-def floor_rows(result: dict) -> dict[str, dict]:
+def floor_rows(result: Result) -> dict[str, dict]:
     """The floor rows of the matrices: row name -> (corpus -> scores); results saved before the majority
     floor was recorded have all-sarcastic alone, older ones none."""
     return {row: result[key] for row, key in FLOORS.items() if result.get(key)}
@@ -107,7 +108,7 @@ def _matrix_table(trained: list[str], corpora: list[str], values: dict, floors: 
     return markdown_table(rows, ["train \\ test", *corpora])
 
 
-def _summary(result: dict) -> list[str]:
+def _summary(result: Result) -> list[str]:
     """What a reader looks for first: each model's in-domain and out-of-domain means, with the means of
     each cell's gain over its column's floor (:func:`column_floor`): a column with more sarcastic text
     has higher floors, so raw means over different columns do not compare; and the matrix averaged
@@ -161,14 +162,14 @@ def _mean(values: list[float], form: str) -> str:
     return form.format(np.mean(values)) if values else "—"
 
 
-def cross_csv(result: dict) -> str:
+def cross_csv(result: Result) -> str:
     """One row per cell and metric, with its test column's floors for that metric (empty where unknown)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     floors = {name: result.get(key) or {} for name, key in FLOORS.items()}
     writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds",
                      *(f"floor_{key}" for key in FLOORS.values())])
-    for cell in result["cells"]:
+    for cell in result.cells:
         for metric, stats in cell["metrics"].items():
             shown = ("", "") if stats["mean"] is None else (f"{stats['mean']:.4f}", f"{stats['std']:.4f}")
             column = [f"{floor[cell['test_corpus']][metric]:.4f}" if cell["test_corpus"] in floor else ""

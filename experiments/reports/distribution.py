@@ -37,9 +37,10 @@ import numpy as np
 from scipy import stats
 
 from experiments.reports.fidelity import PROTOCOL_RULES
-from experiments.reports.results import load_results
 from experiments.reports.significance import holm, sign_flip_test
 from experiments.reports.table import run_ids
+from experiments.results.files import load_results
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.store import METRICS, read_config, scored_runs
 from experiments.runs.one.trajectory import run_under
@@ -185,11 +186,11 @@ def _collect(entries) -> Side:
 def _file_side(path: Path, protocol: str | None) -> Side:
     """A results file's per-seed values, under the one rule that chose them."""
     result = load_results(path)
-    if result["kind"] == "fidelity":
+    if result.kind == "fidelity":
         rule = PROTOCOL_RULES.get(protocol, "best")
         entries = _fidelity_entries(result, path, protocol, rule)
-    elif result["kind"] != "table":
-        raise IsarcasmError(f"{path}: a {result['kind']} results file; the criterion reads table or fidelity results")
+    elif result.kind != "table":
+        raise IsarcasmError(f"{path}: a {result.kind} results file; the criterion reads table or fidelity results")
     elif protocol:
         raise IsarcasmError(f"{path}: a table results file has no protocols (drop ':{protocol}')")
     else:
@@ -201,8 +202,8 @@ def _file_side(path: Path, protocol: str | None) -> Side:
     return {rule: found}
 
 
-def _table_entries(result: dict, path: Path, rule: str):
-    for cell in result["cells"]:
+def _table_entries(result: Result, path: Path, rule: str):
+    for cell in result.cells:
         if not cell.get("runs"):
             continue
         main = main_metric(cell["metrics"])
@@ -216,12 +217,12 @@ def _table_entries(result: dict, path: Path, rule: str):
             yield rule, (cell["corpus"], cell["model"]), seed, dict(zip(compared, values))
 
 
-def _fidelity_entries(result: dict, path: Path, protocol: str | None, rule: str):
-    known = list(dict.fromkeys(key for cell in result["cells"] for key in cell["protocols"]))
+def _fidelity_entries(result: Result, path: Path, protocol: str | None, rule: str):
+    known = list(dict.fromkeys(key for cell in result.cells for key in cell["protocols"]))
     if protocol not in known:
         raise IsarcasmError(f"{path}: a fidelity file holds several protocols; name one as {path}:PROTOCOL "
                             f"(one of: {', '.join(known)})")
-    for cell in result["cells"]:
+    for cell in result.cells:
         summary = cell["protocols"].get(protocol)
         if not summary:
             continue

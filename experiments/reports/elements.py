@@ -10,6 +10,7 @@ from itertools import groupby
 
 from experiments.reports.format import markdown_table
 from experiments.reports.merge import made_by
+from experiments.results.schema import Result
 
 F1, MACRO, RATE = "f1_sarcastic", "f1_macro", "predicted_positive_rate"
 HEADER = ["model", "as written", "element alone", "Δ F1, paired", "higher in", "paired seeds",
@@ -18,8 +19,8 @@ MACRO_HEADER = ["model", "as written", "element alone", "Δ macro-F1, paired", "
                 "within ±0.03 of the paper", "paper inside min–max"]
 
 
-def elements_markdown(result: dict) -> str:
-    several = len({c["corpus"] for c in result["cells"]}) > 1
+def elements_markdown(result: Result) -> str:
+    several = len({c["corpus"] for c in result.cells}) > 1
     lines = [f"# {result['title']}", "",
              f"Sarcastic-class F1 on the test split: each element's runs beside the as-written runs of "
              f"`{result['as_written']}` of the same seed (the same validation carving), mean ± std over the seeds "
@@ -31,7 +32,7 @@ def elements_markdown(result: dict) -> str:
              "(all their elements together) follow the single elements. Where the paper gives one F-score without "
              "precision or recall (Table 6), a second table sets macro-F1 of the same runs beside it. Commit "
              f"`{result['git_commit']}`; no test of significance is claimed."]
-    for label, rows in groupby(result["cells"], key=lambda cell: cell["element"]):
+    for label, rows in groupby(result.cells, key=lambda cell: cell["element"]):
         rows = list(rows)
         first = rows[0]
         lines += ["", f"## {label} (`{first['sources']}`)", ""]

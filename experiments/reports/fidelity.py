@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from experiments.reports.format import markdown_table
-from experiments.reports.results import load_results
+from experiments.results.files import load_results
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import TrainConfig, changed_fields, other_test_set
 from preprocessing.errors import IsarcasmError
 
@@ -96,8 +97,8 @@ def _paper(paper: dict) -> str:
     return f1
 
 
-def fidelity_markdown(result: dict) -> str:
-    cells = result["cells"]
+def fidelity_markdown(result: Result) -> str:
+    cells = result.cells
     name = _Namer(cells)
     keys = [k for k in LABELS if any(k in c["protocols"] for c in cells)]
     seeds = sorted({len(p["seeds"]) for c in cells for p in c["protocols"].values()})
@@ -236,7 +237,7 @@ def paper_numbers(cell: dict) -> dict:
     return {r["metric"]: r["value"] for r in cell.get("references", []) if r["label"] == "iSarcasm impl."}
 
 
-def protocol_note(result: dict, results_root: Path) -> str:
+def protocol_note(result: Result, results_root: Path) -> str:
     """The closing line of a table report made under the paper's protocol as written, for an experiment
     with the paper's sarcastic-class F1: where the authors'-code protocol and the fidelity report are,
     and how far that protocol moved mean F1 in ``results_root``'s fidelity results, when there are any
@@ -249,19 +250,19 @@ def protocol_note(result: dict, results_root: Path) -> str:
         return ""
     if not any(F1 in paper_numbers(c) and c.get("runs") for c in result.get("cells", ())):
         return ""
-    name = result["experiment"]
+    name = result.experiment
     return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) "
             f"also trains on class-ratio batches with gradient clipping and picks a threshold from a validation grid: "
             f"`isarcasm reproduce {name}-authors-code` trains under it and `isarcasm report {name} "
             f"--fidelity` compares the two; {_measured(results_root / f'{name}-fidelity.json', name)}.")
 
 
-def _as_written(result: dict) -> bool:
+def _as_written(result: Result) -> bool:
     """A table of runs trained and selected with every setting at the paper's value (no variant, no rule
     applied afterwards)."""
-    if result.get("kind", "table") != "table" or "selection" in result:
+    if result.kind != "table" or "selection" in result:
         return False
-    train = TrainConfig.from_dict(result.get("train", {}), result["experiment"], ignore_unknown=True)
+    train = TrainConfig.from_dict(result.get("train", {}), result.experiment, ignore_unknown=True)
     return not changed_fields(train, TrainConfig())
 
 

@@ -20,16 +20,9 @@ from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from experiments.reports.cross import MATRIX_METRICS, floor_rows, matrix, rows
 from experiments.reports.table import shown_metrics
-from experiments.runs.one.store import (
-    PREDICTIONS,
-    SCORED,
-    read_config,
-    read_history,
-    read_metrics,
-    read_predictions,
-    run_state,
-    write_text,
-)
+from experiments.results.schema import Result
+from experiments.runs.one.store import PREDICTIONS, SCORED, read_config, read_metrics, run_state, write_text
+from experiments.runs.one.outputs import read_history, read_predictions
 
 COLOURS = {"ours": "#1f77b4", "iSarcasm impl.": "#ff7f0e", "published": "#2ca02c"}
 METRIC_LABELS = {"f1_sarcastic": "F1 (sarcastic)", "precision_sarcastic": "precision (sarcastic)",
@@ -55,9 +48,9 @@ def _save(figure, path: Path) -> Path:
 
 # --- table experiments ------------------------------------------------------------------------
 
-def _by_corpus(result: dict) -> dict[str, list[dict]]:
+def _by_corpus(result: Result) -> dict[str, list[dict]]:
     groups: dict[str, list[dict]] = {}
-    for cell in result["cells"]:
+    for cell in result.cells:
         groups.setdefault(cell["corpus"], []).append(cell)
     return groups
 
@@ -252,7 +245,7 @@ FIGURES = (
 )
 
 
-def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str, Path | None]]]]:
+def table_figures(result: Result, folder: Path) -> list[tuple[str, list[tuple[str, Path | None]]]]:
     """Every figure of a table experiment: [(corpus, [(figure title, path or None when it has no data)])]."""
     sections = []
     for corpus, cells in _by_corpus(result).items():
@@ -264,7 +257,7 @@ def table_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str,
 
 # --- cross-dataset matrix ---------------------------------------------------------------------
 
-def cross_heatmap(result: dict, model: str, path: Path) -> Path:
+def cross_heatmap(result: Result, model: str, path: Path) -> Path:
     """Rows = training corpus, columns = test corpus; sarcastic-class F1 and macro-F1 side by side. Under
     the training rows, each floor row (:func:`experiments.reports.cross.floor_rows`): the column's score
     when every text is labelled one way, which a cell must beat to mean anything."""
@@ -316,12 +309,12 @@ def cross_heatmap(result: dict, model: str, path: Path) -> Path:
 
 # --- HTML -------------------------------------------------------------------------------------
 
-def cross_figures(result: dict, folder: Path) -> list[tuple[str, list[tuple[str, Path | None]]]]:
+def cross_figures(result: Result, folder: Path) -> list[tuple[str, list[tuple[str, Path | None]]]]:
     return [("Heatmaps", [(model, cross_heatmap(result, model, folder / f"heatmap-{model}.png"))
                           for model in result["models"]])]
 
 
-def write_html_report(result: dict, text: str, sections: list, folder: Path) -> Path:
+def write_html_report(result: Result, text: str, sections: list, folder: Path) -> Path:
     """Write ``folder/index.html``: ``text`` (markdown), then the figures of ``sections`` (drawn into ``folder``)."""
     body = [markdown_to_html(text)]
     for heading, figures in sections:
@@ -332,7 +325,7 @@ def write_html_report(result: dict, text: str, sections: list, folder: Path) -> 
                         "<p><em>No data: no finished run (see the failed runs above), or the run directories (or their "
                         "predictions/history) were not found.</em></p>")
     path = folder / "index.html"
-    write_text(path, html_page(result.get("title", result["experiment"]), body))
+    write_text(path, html_page(result.get("title", result.experiment), body))
     return path
 
 
@@ -417,10 +410,10 @@ def board_cell_figure(cell: dict, path: Path) -> Path:
     return _save(figure, path)
 
 
-def leaderboard_figures(result: dict, folder: Path) -> list[Path]:
+def leaderboard_figures(result: Result, folder: Path) -> list[Path]:
     """A figure per cell of a leaderboard (:func:`board_cell_figure`), in the order of its cells."""
     paths = []
-    for cell in result["cells"]:
+    for cell in result.cells:
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"group-{cell['group'] + 1}-{cell['experiment']}-{cell['cell']}")
         paths.append(board_cell_figure(cell, folder / f"{stem}.png"))
     return paths

@@ -1,10 +1,10 @@
-"""One registry of result kinds: each results file names its kind, and the kind supplies its report.
+"""One registry of result kinds: each result names its kind (:attr:`~experiments.results.schema.Result.kind`),
+and the kind supplies its report.
 
-``reproduce`` writes table results (files written before kinds were named carry none, and are
-tables), ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark, ``leaderboard`` the board of
-every benchmark.  Every place that
-shows or saves a results file (``report``, ``--html``, the studies) asks the registry, so a new
-kind of study is one :class:`ResultKind` here, not another ``if result["kind"] == ...``.
+``reproduce`` writes table results, ``cross-eval`` the cross-dataset matrix, ``benchmark`` a benchmark,
+``leaderboard`` the board of every benchmark.  Every place that shows or saves a results file (``report``,
+``--html``, the studies) asks the registry, so a new kind of study is one :class:`ResultKind` here, not another
+``if result.kind == ...``.
 """
 from __future__ import annotations
 
@@ -18,30 +18,30 @@ from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.elements import elements_markdown
 from experiments.reports.fidelity import fidelity_markdown
 from experiments.reports.leaderboard import leaderboard_html, leaderboard_markdown
-from experiments.reports.results import stamped
 from experiments.reports.table import markdown_report, results_csv
-from experiments.runs.one.store import write_result_files
+from experiments.results.files import write_result_files
+from experiments.results.schema import Result
 from preprocessing.registry import Registry
 
 #: [(section heading, [(figure title, its PNG or None when its data is missing)])]
 Figures = list[tuple[str, list[tuple[str, Path | None]]]]
 
 
-def _no_figures(result: dict, folder: Path) -> Figures:
+def _no_figures(result: Result, folder: Path) -> Figures:
     return []
 
 
 @dataclass(frozen=True)
 class ResultKind:
-    markdown: Callable[[dict], str]
+    markdown: Callable[[Result], str]
     #: The csv beside the json and markdown (None: the kind writes none).
-    csv: Callable[[dict], str] | None = None
+    csv: Callable[[Result], str] | None = None
     #: Draws the kind's figures into a folder (for ``report --html``).
-    figures: Callable[[dict, Path], Figures] = _no_figures
+    figures: Callable[[Result, Path], Figures] = _no_figures
     #: Draw the figures whenever the results are saved, not only for ``--html``.
     figures_on_save: bool = False
     #: Writes the kind's own page into a folder (its figures beside it) in place of the report then its figures.
-    html: Callable[[dict, Path], Path] | None = None
+    html: Callable[[Result, Path], Path] | None = None
 
 
 KINDS: Registry[ResultKind] = Registry("result kind")
@@ -53,15 +53,13 @@ KINDS.add("elements", ResultKind(elements_markdown))
 KINDS.add("leaderboard", ResultKind(leaderboard_markdown, html=leaderboard_html))
 
 
-def kind_of(result: dict) -> ResultKind:
-    return KINDS.get(result.get("kind", "table"))
+def kind_of(result: Result) -> ResultKind:
+    return KINDS.get(result.kind)
 
 
-def save_result(result: dict, results_root: Path) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save), with the
-    results schema's version (see :mod:`experiments.reports.results`), committed as one set (a kill leaves
-    the previous set or this one: :mod:`experiments.runs.results_set`)."""
-    result = stamped(result)
+def save_result(result: Result, results_root: Path) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (and figures, for kinds that draw them on save), committed
+    as one set (a kill leaves the previous set or this one: :mod:`experiments.results.commit`)."""
     kind = kind_of(result)
 
     def figures(folder: Path) -> list[Path]:  # drawn into the set's staging folder, committed with the files
@@ -71,7 +69,7 @@ def save_result(result: dict, results_root: Path) -> list[Path]:
                               figures if kind.figures_on_save else None)
 
 
-def write_html(result: dict, folder: Path) -> Path:
+def write_html(result: Result, folder: Path) -> Path:
     """``folder/index.html``: the report, then the kind's figures (drawn into ``folder``)."""
     kind = kind_of(result)
     if kind.html:

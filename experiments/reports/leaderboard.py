@@ -37,9 +37,10 @@ from experiments.reports.benchmark import (
 )
 from experiments.reports.format import markdown_table
 from experiments.reports.operating_point import floors_of
-from experiments.reports.results import COMMITTED as COMMITTED_FOLDER
-from experiments.reports.results import load_results, require_kind
 from experiments.reports.significance import holm
+from experiments.results.files import COMMITTED as COMMITTED_FOLDER
+from experiments.results.files import load_results, require_kind
+from experiments.results.schema import Result
 from experiments.runs.one.store import write_text
 from preprocessing.errors import IsarcasmError
 
@@ -93,10 +94,10 @@ def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry]
     return entries, shadowed
 
 
-def _check_rows(result: dict, path: Path) -> None:
+def _check_rows(result: Result, path: Path) -> None:
     """One line naming the first score the board reads that a benchmark file lacks or holds malformed (an
     edited or truncated file): the entrant's and every compared model's mean, values and seeds."""
-    for number, cell in enumerate(result["cells"], start=1):
+    for number, cell in enumerate(result.cells, start=1):
         compared = [(f"'{row.get('model')}'", row) for row in compared_rows(cell)]
         for where, row in [("candidate", cell["candidate"]), *compared]:
             wrong = [key for key, kinds in (("mean", (int, float)), ("values", list), ("seeds", list))
@@ -143,8 +144,8 @@ def differences(a: Entry, b: Entry) -> list[str]:
     return found
 
 
-def _cells(result: dict) -> dict[tuple[str, str], dict]:
-    return {(cell["experiment"], cell["cell"]): cell for cell in result["cells"]}
+def _cells(result: Result) -> dict[tuple[str, str], dict]:
+    return {(cell["experiment"], cell["cell"]): cell for cell in result.cells}
 
 
 def _compared_scores(cell: dict) -> dict[str, list]:
@@ -155,7 +156,7 @@ def _seeds(seeds: list[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def _test(result: dict) -> str:
+def _test(result: Result) -> str:
     return f"{result['method']}" + (f" ({result['resamples']:,} resamples)" if result.get("resamples") else "")
 
 
@@ -172,7 +173,7 @@ def groups_of(entries: list[Entry]) -> list[list[Entry]]:
     return sorted(groups, key=lambda group: -len(group))
 
 
-def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> dict:
+def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> Result:
     """The board of ``entries``: its groups (each after the first with why it is not ranked with the first)
     and, per group, a cell per experiment cell with every row ranked; the entrants' tests against the best classic
     model Holm-adjusted over the whole board."""
@@ -190,10 +191,10 @@ def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> dict
     tested = [row for cell in cells for row in cell["rows"] if row.get("p_vs_best_classic") is not None]
     for row, adjusted in zip(tested, holm([row["p_vs_best_classic"] for row in tested])):
         row["p_holm"] = adjusted
-    return {"experiment": NAME, "kind": NAME, "tests": len(tested),
-            "entrants": [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
-                          "git_commit": e.result.get("git_commit")} for e in entries],
-            "groups": groups, "cells": cells, "shadowed": shadowed or []}
+    entrants = [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
+                 "git_commit": e.result.get("git_commit")} for e in entries]
+    return Result(NAME, NAME, cells, {"tests": len(tested), "entrants": entrants, "groups": groups,
+                                      "shadowed": shadowed or []})
 
 
 def _shares(entries: list[Entry]) -> dict[tuple[str, str], tuple[float, str]]:
@@ -282,7 +283,7 @@ COLUMNS = ["rank", "model", "mean ± std", "macro-F1", "predicted sarcastic", "p
            "floors"]
 
 
-def leaderboard_markdown(board: dict, figures: list[str] | None = None) -> str:
+def leaderboard_markdown(board: Result, figures: list[str] | None = None) -> str:
     """The board as markdown: what it reads, a summary of every entrant in every cell, then per group (each
     after the first with why it is apart) a table per cell, after the cell's figure where ``figures`` (a
     file name per cell of the board, for the HTML page) gives one."""
@@ -367,7 +368,7 @@ def _row(row: dict, floors: bool) -> list[str]:
     return [*columns, *tests, below]
 
 
-def leaderboard_html(board: dict, folder: Path) -> Path:
+def leaderboard_html(board: Result, folder: Path) -> Path:
     """``folder/index.html``: the board's report with each cell's figure (PNG files beside it, drawn into
     ``folder``) above its table, the tables sortable by their headers, nothing fetched from elsewhere."""
     drawn = figures.leaderboard_figures(board, folder)

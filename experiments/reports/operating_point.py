@@ -18,7 +18,8 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 
 from experiments.runs.one.metrics import summary_stats
-from experiments.runs.one.store import PREDICTIONS, Predictions, read_predictions
+from experiments.runs.one.store import PREDICTIONS
+from experiments.runs.one.outputs import Predictions, read_predictions
 
 
 def all_sarcastic_f1(positive_share: float) -> float:

@@ -3,12 +3,13 @@ reports, shown in a section of their own so the paper-vs-ours table stays as it 
 from __future__ import annotations
 
 from experiments.reports.format import markdown_table
+from experiments.results.schema import Result
 
 #: The metrics of the section, each when the rows have it.
 _COLUMNS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro", "accuracy")
 
 
-def reference_section(result: dict) -> list[str]:
+def reference_section(result: Result) -> list[str]:
     """Markdown lines of the result's reference rows (none when it has none)."""
     rows = result.get("reference_rows") or []
     if not rows:

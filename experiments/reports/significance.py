@@ -37,7 +37,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiments.runs.one.metrics import main_metric_for
-from experiments.runs.one.store import Predictions
+from experiments.runs.one.outputs import Predictions
 from preprocessing.errors import IsarcasmError
 
 METHODS = ("bootstrap", "mcnemar")

@@ -15,7 +15,8 @@ from pathlib import Path
 from experiments.reports.format import duration, markdown_table
 from experiments.reports.merge import made_by
 from experiments.reports.references import reference_section
-from experiments.reports.results import require_kind
+from experiments.results.files import require_kind
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import QUICK, other_test_set
 from experiments.runs.one.reference import shipped_count
 from preprocessing.errors import IsarcasmError
@@ -50,7 +51,7 @@ def failure_note(cell: dict) -> str:
             + (f"; and {len(reasons) - 2} other reason(s)" if len(reasons) > 2 else ""))
 
 
-def is_smoke(result: dict) -> bool:
+def is_smoke(result: Result) -> bool:
     """Whether the result is a smoke run's (``--quick``: :data:`QUICK`'s few epochs on a capped training
     split, as the variant's name says): it shows the pipeline works end to end, and its numbers compare
     with nothing."""
@@ -58,7 +59,7 @@ def is_smoke(result: dict) -> bool:
     return all(train.get(name) == value for name, value in QUICK.items())
 
 
-def _smoke_note(result: dict) -> list[str]:
+def _smoke_note(result: Result) -> list[str]:
     train = result["train"]
     return [f"**Smoke run** (`--quick`: {train['epochs']} epoch(s) on at most {train['max_train']:,} training "
             "texts). It checks that every step runs end to end; its numbers are not comparable with the published "
@@ -66,7 +67,7 @@ def _smoke_note(result: dict) -> list[str]:
             "so no cell is flagged. Drop `--quick` for the numbers to compare.", ""]
 
 
-def markdown_report(result: dict) -> str:
+def markdown_report(result: Result) -> str:
     seeds = result["seeds"]
     smoke = is_smoke(result)
     diagnostic = other_test_set(result)  # another test set: no number of it is set beside the paper's
@@ -84,7 +85,7 @@ def markdown_report(result: dict) -> str:
         *_parts(result),
     ]
     rows, flagged = [], []
-    for cell in result["cells"]:
+    for cell in result.cells:
         failed = failure_note(cell)
         if failed and not cell["metrics"]:
             rows.append([cell["corpus"], cell["model"], "—", "", "", f"{failed}; no mean", "", ""])
@@ -110,7 +111,7 @@ def markdown_report(result: dict) -> str:
     lines += markdown_table(rows, header)
     lines += padded_section(result)
     lines += reference_section(result)
-    tuned = [c for c in result["cells"] if "tuned_threshold_variant" in c]
+    tuned = [c for c in result.cells if "tuned_threshold_variant" in c]
     if tuned:
         rows = []
         for cell in tuned:
@@ -120,15 +121,15 @@ def markdown_report(result: dict) -> str:
             rows.append([cell["corpus"], cell["model"], thresholds, f"{f1['mean']:.3f} ± {f1['std']:.3f}"])
         lines += ["", "## Variant: threshold tuned on validation (not comparable with the faithful rows)", "",
                   *markdown_table(rows, ["corpus", "model", "thresholds", "F1 sarcastic (mean ± std)"])]
-    lines += selection_section(result) + operating_point_section(result["cells"]) + per_class_section(result["cells"])
+    lines += selection_section(result) + operating_point_section(result.cells) + per_class_section(result.cells)
     if flagged:
         lines += ["", f"## Cells more than {FLAG} from the paper (⚑)", ""]
         for cell, metric, delta in flagged:
             lines.append(f"- {cell['corpus']}/{cell['model']} {metric}: {delta:+.3f}. {cell['note']}")
-    notes = dict.fromkeys(f"{c['corpus']}: {c['note']}" for c in result["cells"] if c["note"])
+    notes = dict.fromkeys(f"{c['corpus']}: {c['note']}" for c in result.cells if c["note"])
     if notes:
         lines += ["", "## Data notes", ""] + [f"- {n}" for n in notes]
-    lines += ["", f"Metrics are scikit-learn's; see `{result['experiment']}.json` (in the results directory, beside "
+    lines += ["", f"Metrics are scikit-learn's; see `{result.experiment}.json` (in the results directory, beside "
               f"this report) for every seed's value and the run directories (config, predictions, history, model)."]
     return "\n".join(lines) + "\n"
 
@@ -146,7 +147,7 @@ def _without_empty_references(rows: list[list[str]], header: list[str]) -> tuple
     return [[row[i] for i in kept] for row in rows], [header[i] for i in kept]
 
 
-def comparison_markdown(base: dict, other: dict) -> str:
+def comparison_markdown(base: Result, other: Result) -> str:
     """``other`` (say, a variant such as ``multilingual-context-all``) beside ``base``, cell by cell:
     each metric's mean ± std in both, the difference of the means, and in how many paired runs (same
     seed and fold, hence the same test texts) the variant scored higher: the spread over seeds and
@@ -268,14 +269,14 @@ def _paired_differences(mine: dict, their: dict, metric: str) -> dict[tuple[int,
     return {key: theirs[key] - ours[key] for key in ours if key[0] is not None and key in theirs}
 
 
-def _seed_list(result: dict) -> str:
+def _seed_list(result: Result) -> str:
     return ", ".join(map(str, result["seeds"]))
 
 
-def padded_section(result: dict) -> list[str]:
+def padded_section(result: Result) -> list[str]:
     """Each cell of a ``--padded-batches`` rescoring beside the same runs on the splits as published: the
     difference is what the repeated texts weigh (the choice of epoch and threshold moves with them)."""
-    cells = [c for c in result["cells"] if c.get("published_splits")]
+    cells = [c for c in result.cells if c.get("published_splits")]
     if not cells:
         return []
     rows = []
@@ -294,11 +295,11 @@ def padded_section(result: dict) -> list[str]:
                                    "higher in"])]
 
 
-def selection_section(result: dict) -> list[str]:
+def selection_section(result: Result) -> list[str]:
     """Which epoch and threshold each run's rule chose (on validation data), when a rule other than the
     paper's chose them (see experiments/runs/one/trajectory.py)."""
     rule = result.get("selection", result.get("train", {}).get("selection", "best"))
-    cells = [c for c in result["cells"] if c.get("thresholds")]
+    cells = [c for c in result.cells if c.get("thresholds")]
     if rule == "best" or not cells:
         return []
     rows = [[cell["corpus"], cell["model"], ", ".join(map(str, cell["selected_epochs"])),
@@ -339,7 +340,7 @@ def per_class_section(cells: list[dict]) -> list[str]:
             *markdown_table(table, ["corpus", "model", "class", "support", "precision", "recall", "F1"])]
 
 
-def _parts(result: dict) -> list[str]:
+def _parts(result: Result) -> list[str]:
     """Which sweep made which cells, for results merged from several (``report --merge``)."""
     if "parts" not in result:
         return []
@@ -347,17 +348,17 @@ def _parts(result: dict) -> list[str]:
             *(f"- {made_by(part)}" for part in result["parts"]), ""]
 
 
-def _rescored(result: dict) -> str:
+def _rescored(result: Result) -> str:
     """Who rescored a result from its runs' records (``report --selection`` or ``--padded-batches``)."""
     by = result.get("rescored_by")
     return f" Rescored from '{result['selected_from']}' at commit `{by['git_commit']}`." if by else ""
 
 
-def _reuse(result: dict) -> str:
+def _reuse(result: Result) -> str:
     """Why the wall time can be shorter than the compute: runs finished by an earlier invocation."""
-    runs = [(c.get("reused_runs", 0), len(c.get("runs", []))) for c in result["cells"]]
+    runs = [(c.get("reused_runs", 0), len(c.get("runs", []))) for c in result.cells]
     reused, total = sum(r for r, _ in runs), sum(n for _, n in runs)
-    shipped = shipped_count(run for c in result["cells"] for run in c.get("runs", []))
+    shipped = shipped_count(run for c in result.cells for run in c.get("runs", []))
     if not reused and not shipped:
         return ""
     origin = f" ({shipped} from the shipped reference set, verified against the local data)" if shipped else ""
@@ -365,7 +366,7 @@ def _reuse(result: dict) -> str:
             "the wall time covers only this one, the training compute every run")
 
 
-def results_csv(result: dict) -> str:
+def results_csv(result: Result) -> str:
     """One row per (cell, metric): mean, std, number of runs, and the reference numbers; a cell whose
     every run failed is one row whose mean is ``failed`` (a reader of numbers stops there, never
     takes an empty cell for a missing metric).  A diagnostic on another test set leaves the reference
@@ -374,7 +375,7 @@ def results_csv(result: dict) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["corpus", "model", "metric", "mean", "std", "n_seeds", "published", "isarcasm_impl"])
-    for cell in result["cells"]:
+    for cell in result.cells:
         if not cell["metrics"] and cell.get("failed_runs"):  # every run failed: a row that says so, no number
             writer.writerow([cell["corpus"], cell["model"], "", "failed", "", 0, "", ""])
         for metric, stats in cell["metrics"].items():

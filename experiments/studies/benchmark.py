@@ -37,12 +37,14 @@ from experiments.reports.benchmark import compared_rows, competition_ranks
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
+from experiments.results.schema import Result
 from experiments.runs.one import provenance
 from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, corpus_checksums, recorded_costs
 from experiments.runs.one.footprint import COSTS
 from experiments.runs.one.metrics import main_metric, summary_stats
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import CONFIG, SCORED, model_parameters, read_config, read_metrics, run_state
+from experiments.runs.one.store import CONFIG, SCORED, read_config, read_metrics, run_state
+from experiments.runs.one.outputs import model_parameters
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
 from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
@@ -99,7 +101,7 @@ class BenchmarkRequest:
 
 
 def run_benchmark(request: BenchmarkRequest, settings: Settings,
-                  command: tuple[str, str] = ("isarcasm", "")) -> dict:
+                  command: tuple[str, str] = ("isarcasm", "")) -> Result:
     """Train (or reuse) the request's model in every cell, compare it with the classics there, save and
     return the result.
 
@@ -126,24 +128,12 @@ def run_benchmark(request: BenchmarkRequest, settings: Settings,
         cells += found
         missing += _commands(experiment, absent, seeds, command)
         failed += diverged
-    result = {
-        "experiment": f"benchmark-{model}",
-        "kind": "benchmark",
-        "model": model,
-        "experiments": experiments,
-        "method": method,
-        "resamples": n_resamples if method == "bootstrap" else None,
-        "seeds": seeds,
-        "train": asdict(settings.train),
-        "cells": with_holm([{**summarise(cell, model, method, n_resamples), "data_sha256": _checksums(cell, settings)}
-                            for cell in cells]),
-        "missing": missing,
-        "failed_runs": failed,
-        "wall_seconds": round(time.time() - started, 1),
-        **provenance.record(),
-        "run_origins": provenance.run_origins(s.run for cell in cells for s in chain(
-            cell.candidate, *cell.classics.values(), *cell.references.values())),
-    }
+    summaries = with_holm([{**summarise(cell, model, method, n_resamples), "data_sha256": _checksums(cell, settings)}
+                           for cell in cells])
+    result = Result.made("benchmark", f"benchmark-{model}", summaries, started=started, runs=(
+        s.run for cell in cells for s in chain(cell.candidate, *cell.classics.values(), *cell.references.values())),
+        model=model, experiments=experiments, method=method, resamples=n_resamples if method == "bootstrap" else None,
+        seeds=seeds, train=asdict(settings.train), missing=missing, failed_runs=failed)
     save_result(result, settings.results_root)
     return result
 
@@ -193,7 +183,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
     result = run(own, seeds, replace(settings, results_root=settings.results_root / f"benchmark-{model}"))
     references = _references(own, model, against, seeds, settings)
     cells, absent, failed = [], [], []
-    for corpus, summary in zip(corpus_names, result["cells"]):
+    for corpus, summary in zip(corpus_names, result.cells):
         failed += [{"model": model, "cell": f"{name} {summary['corpus']}", "seed": f["seed"], "reason": f["reason"]}
                    for f in summary.get("failed_runs", [])]
         candidate = [Scored.from_run(Path(d)) for d in summary["runs"]]
@@ -210,7 +200,7 @@ def _table(name: str, model: str, against: list[str] | None, seeds: list[int], s
                     classics[classic].append(Scored.from_run(found))
                 else:
                     absent.append({"cell": corpus_label(corpus), "corpus": corpus, "model": classic, "seed": seed})
-        cells.append(BenchCell(result["experiment"], corpus_label(corpus), candidate, classics,
+        cells.append(BenchCell(result.experiment, corpus_label(corpus), candidate, classics,
                                references.get(corpus_label(corpus), {}), (corpus,)))
     return cells, absent, failed
 

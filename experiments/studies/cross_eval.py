@@ -30,19 +30,14 @@ from tqdm import tqdm
 from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import floors_of
-from experiments.runs.one import provenance
+from experiments.results.schema import Result
 from experiments.runs.console import chatty
 from experiments.runs.one.metrics import summary_stats, undefined_metrics
 from experiments.runs.many.scheduler import require_distinct_folders, run_tasks
 from experiments.runs.one.inference import run_config
 from experiments.runs.one.training import expected_hash
-from experiments.runs.one.store import (
-    PREDICTIONS,
-    Predictions,
-    RunResult,
-    read_metrics,
-    read_predictions,
-)
+from experiments.runs.one.store import PREDICTIONS, RunResult, read_metrics
+from experiments.runs.one.outputs import Predictions, read_predictions
 from experiments.runs.one.spec import RunSpec
 from experiments.studies.settings import Settings
 from preprocessing.corpora import corpus_labels
@@ -194,7 +189,7 @@ def can_train(dataset: Dataset) -> bool:
     return any(split != "test" for split in dataset.splits)
 
 
-def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> dict:
+def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings: Settings) -> Result:
     """Train (or reuse) and evaluate every cell; save and return the matrix."""
     started = time.time()
     name, train, label = settings.experiment(NAME), asdict(settings.train), labels_of(corpora, settings)
@@ -203,30 +198,19 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     cells, missing = cross_cells(models, corpora, seeds, settings)
     floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))
-    result = {
-        "experiment": name,
-        "kind": "cross",
-        "title": "Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
-        "models": models,
-        "corpora": [label[d.name] for d in datasets],
-        "files": {label[d.name]: d.name for d in datasets if label[d.name] != d.name},
-        "train_corpora": [label[d.name] for d in datasets if can_train(d)],
-        "seeds": seeds,
-        "train": train,
-        "wall_seconds": round(time.time() - started, 1),
-        "training_runs": len(runs),
-        "compute_seconds": round(sum(read_metrics(run)["train_seconds"] for run in runs), 1),
-        **provenance.record(),
-        "run_origins": provenance.run_origins(runs),
-        "cells": [{"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
-                   "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
-                   "metrics": {m: cell_stats(c.scored, m) for m in MATRIX_METRICS}}
-                  for c in cells],
-        "all_sarcastic": {name: floor["all_sarcastic"] for name, floor in floors.items() if floor},
-        "majority": {name: floor["majority"] for name, floor in floors.items() if floor},
-        "failed_runs": [{"model": m["model"], "train_corpus": m["train_corpus"], "seed": seed, "reason": reason}
-                        for m in missing for seed, reason in m["failed"].items()],
-    }
+    result = Result.made("cross", name, [
+        {"model": c.model, "train_corpus": c.train_corpus, "test_corpus": c.test_corpus,
+         "seeds": [s.seed for s in c.scored], "runs": [str(s.run) for s in c.scored],
+         "metrics": {m: cell_stats(c.scored, m) for m in MATRIX_METRICS}} for c in cells], runs=runs, started=started,
+        title="Cross-dataset evaluation: trained on the row's corpus, tested on the column's",
+        models=models, corpora=[label[d.name] for d in datasets],
+        files={label[d.name]: d.name for d in datasets if label[d.name] != d.name},
+        train_corpora=[label[d.name] for d in datasets if can_train(d)], seeds=seeds, train=train,
+        training_runs=len(runs), compute_seconds=round(sum(read_metrics(run)["train_seconds"] for run in runs), 1),
+        all_sarcastic={name: floor["all_sarcastic"] for name, floor in floors.items() if floor},
+        majority={name: floor["majority"] for name, floor in floors.items() if floor},
+        failed_runs=[{"model": m["model"], "train_corpus": m["train_corpus"], "seed": seed, "reason": reason}
+                     for m in missing for seed, reason in m["failed"].items()])
     save_result(result, settings.results_root)
     return result
 

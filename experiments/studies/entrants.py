@@ -16,7 +16,7 @@ from dataclasses import asdict
 
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point
-from experiments.runs.one import provenance
+from experiments.results.schema import Result
 from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
 from experiments.runs.entrants.estimators import load_estimator
 from experiments.runs.entrants.keras_models import load_keras_model
@@ -26,7 +26,7 @@ from experiments.runs.many.scheduler import RunTask, run_tasks
 from experiments.runs.one.spec import RunSpec
 from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs
+from experiments.studies.reproduce import aggregate, cell_runs, table_result
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -79,9 +79,9 @@ def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], s
     in the shape of a reproduction's cells."""
     plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
     runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    tasks = [RunTask(spec, settings.store.place(runs_name, spec), settings.corpora.data_dir,
+    tasks = [RunTask(spec, settings.store.place(runs_name, spec, plan.config_hash), settings.corpora.data_dir,
                      tuple(sorted(settings.corpora.options(spec.corpus).items())), settings.options,
-                     scoring(spec.model)) for _, spec, _ in plans]
+                     scoring(spec.model)) for _, spec, plan in plans]
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
     runs: dict[str, list] = {}
     for (cell, spec, _), run in zip(plans, run_tasks(tasks, datasets, settings.executor, runs_name)):
@@ -123,24 +123,13 @@ def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
     return entrant_cells(experiment, cells, seeds, settings)
 
 
-def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> dict:
+def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> Result:
     """:func:`~experiments.studies.reproduce.run_experiment` for an experiment whose cells are
     entrants: score (or reuse) every cell for every seed; return (and save) the aggregate."""
     started = time.time()
     name = settings.experiment(experiment.name, experiment.protocol())
     cells = entrant_cells(experiment, [c for c in experiment.cells if not c.is_human], seeds, settings)
-    result = {
-        "experiment": name,
-        "title": experiment.title,
-        "source": experiment.source,
-        "seeds": seeds,
-        "shown_metrics": list(experiment.metrics),
-        "train": asdict(settings.train_for(experiment.protocol())),
-        "wall_seconds": round(time.time() - started, 1),
-        "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
-        **provenance.record(),
-        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
-        "cells": cells,
-    }
+    result = table_result(experiment, name, cells, started, title=experiment.title, seeds=seeds,
+                          train=asdict(settings.train_for(experiment.protocol())))
     save_result(result, settings.results_root)
     return result

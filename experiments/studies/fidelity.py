@@ -28,7 +28,8 @@ from sklearn.metrics import precision_recall_curve
 
 from experiments.runs.one import provenance
 from experiments.reports.fidelity import paper_numbers
-from experiments.reports.results import ResultsFiles
+from experiments.results.files import ResultsFiles
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import summary_stats
 from experiments.runs.one.protocol import other_test_set
 from experiments.runs.one.store import EPOCHS
@@ -152,7 +153,7 @@ F1, P, R, MACRO = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1
 RATE = "predicted_positive_rate"
 
 
-def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: result) -> dict:
+def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: result) -> Result:
     """The fidelity result of ``experiment``: its trained cells that have the paper's F1.  ``results``
     finds the results files it reads by name; ``localised`` gives a results file's runs where this machine
     has them (:meth:`Settings.localised`)."""
@@ -186,11 +187,10 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
     if not cells:
         raise IsarcasmError(f"'{experiment}' has no trained cell with the paper's sarcastic-class F1")
     corpora = ", ".join(dict.fromkeys(c["corpus"] for c in cells))
-    return {"kind": "fidelity", "experiment": f"{experiment}-fidelity", "corpus": corpora,
-            "title": f"{experiment}: the paper as written beside the authors' own code ({corpora})",
-            "sources": {key: result["experiment"] for key, result in loaded.items()},
-            "elements": {label: result["experiment"] for label, result in elements.items()},
-            **provenance.record(), "cells": cells}
+    return Result("fidelity", f"{experiment}-fidelity", cells, {
+        "corpus": corpora, "title": f"{experiment}: the paper as written beside the authors' own code ({corpora})",
+        "sources": {key: result.experiment for key, result in loaded.items()},
+        "elements": {label: result.experiment for label, result in elements.items()}, **provenance.record()})
 
 
 def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
@@ -213,7 +213,7 @@ def _published(result: dict) -> dict:
 
 
 def _cell(result: dict, model: str, corpus: str) -> dict | None:
-    return next((c for c in result["cells"] if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
+    return next((c for c in result.cells if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
 
 
 #: How F1 values over seeds stand to the paper's one run: the mean within 0.03 of it, the paper inside their range.
@@ -278,7 +278,7 @@ def _mean_rate(runs: dict[tuple, dict], keys: list[tuple]) -> float | None:
     return None if None in rates else float(np.mean(rates))
 
 
-def elements(experiment: str, results: ResultsFiles) -> dict:
+def elements(experiment: str, results: ResultsFiles) -> Result:
     """Each element of :data:`ELEMENTS` alone beside the paper as written, model by model on paired seeds,
     from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
     corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
@@ -288,18 +288,19 @@ def elements(experiment: str, results: ResultsFiles) -> dict:
     if not found:
         raise IsarcasmError(f"no results of a single element of '{experiment}' in {results.folder}/: make one with "
                             f"`{ELEMENTS[0].command(experiment)}` (the others: docs/protocol.md)")
-    corpora = {c["corpus"] for result in found.values() for c in result["cells"] if c.get("runs")}
-    keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result["cells"]
+    corpora = {c["corpus"] for result in found.values() for c in result.cells if c.get("runs")}
+    keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result.cells
                          if c["corpus"] in corpora and c.get("runs"))
     cells = [_element_row(element, experiment, found.get(element.label),
                           _cell(base, model, corpus), (corpus, model))
              for element in (*ELEMENTS, *together) for corpus, model in keys]
     shown = ", ".join(sorted(corpora))
-    return {"kind": "elements", "experiment": f"{experiment}-elements", "as_written": experiment, "corpus": shown,
-            "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
-            "inputs": {result["experiment"]: {key: result.get(key) for key in ("git_commit", "command", "parts")
-                                              if key in result} for result in (base, *found.values())},
-            **provenance.record(), "cells": cells}
+    return Result("elements", f"{experiment}-elements", cells, {
+        "as_written": experiment, "corpus": shown,
+        "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
+        "inputs": {result.experiment: {key: result.get(key) for key in ("git_commit", "command", "parts")
+                                       if key in result} for result in (base, *found.values())},
+        **provenance.record()})
 
 
 def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from experiments.reports.results import load_results, results_text
+from experiments.results.files import load_results, results_text
 from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import Backing, export, key_of, repeats, spec_of
 from experiments.runs.many.scheduler import RunTask, run_tasks
@@ -24,22 +24,22 @@ def export_results(path: Path, settings: Settings, to: Path, name: str | None = 
     set with a seed missing would rank and average fewer runs than the results file it stands for.
     """
     result, text = load_results(path), results_text(path)
-    if result.get("kind", "table") != "table":
-        raise IsarcasmError(f"'{result['experiment']}' holds {result['kind']} results: only a reproduction's runs are "
+    if result.kind != "table":
+        raise IsarcasmError(f"'{result.experiment}' holds {result.kind} results: only a reproduction's runs are "
                             "exported (the cross matrix applies each run's model to other corpora, and models are "
                             "not shipped)")
-    named = [run for cell in result["cells"] for run in cell.get("runs", [])]
+    named = [run for cell in result.cells for run in cell.get("runs", [])]
     if not named:
-        raise IsarcasmError(f"'{result['experiment']}' names no runs: nothing to export")
+        raise IsarcasmError(f"'{result.experiment}' names no runs: nothing to export")
     runs = [Path(run) if Path(run).is_dir() else settings.store.root / key_of(Path(run)) for run in named]
     missing = [run for run in runs if not run.is_dir()]
     if missing:
-        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' are neither where the "
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result.experiment}' are neither where the "
                             f"results file names them nor under --output-dir {settings.store.root} (first: "
                             f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
                             "(finished runs are reused), then export again")
     corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
-    backing = Backing(result["experiment"], retrain_command(result.get("command"), result["experiment"]), text)
+    backing = Backing(result.experiment, retrain_command(result.get("command"), result.experiment), text)
     return export(backing, runs, {corpus: settings.corpora.load(corpus) for corpus in corpora},
                   settings.corpora.data_dir, to, name)
 

@@ -16,7 +16,7 @@ from tqdm import tqdm
 from experiments.reports.kinds import save_result
 from experiments.reports.operating_point import operating_point, operating_point_of
 from experiments.reports.table import failure_note
-from experiments.runs.one import provenance
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import METRIC_NAMES, METRICS, main_metric, per_class_scores, summary_stats
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.many.scheduler import RunTask, run_tasks
@@ -32,7 +32,7 @@ log = logging.getLogger("isarcasm")
 
 
 def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
-                   reference_rows: list[dict] = ()) -> dict:
+                   reference_rows: list[dict] = ()) -> Result:
     """Train and evaluate every cell for every seed; return (and save) the aggregate.
 
     Runs are trained under ``settings`` combined with the experiment's own protocol (its ``[train]``
@@ -75,22 +75,19 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     labels = corpus_labels(list(dict.fromkeys(cell.corpus for cell in kept)))  # two files never share a name
     cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
                  else summaries[cell.key]), "corpus": labels[cell.corpus]} for cell in kept]
-    result = {
-        "experiment": name,
-        "title": experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else ""),
-        "source": experiment.source,
-        "seeds": seeds,
-        "shown_metrics": list(experiment.metrics),
-        "train": asdict(train),
-        "wall_seconds": round(time.time() - started, 1),
-        "compute_seconds": round(sum(sum(c["train_seconds"]) for c in cells), 1),
-        **provenance.record(),
-        "run_origins": provenance.run_origins(run for cell in cells for run in cell["runs"]),
-        "cells": cells,
-        **({"reference_rows": list(reference_rows)} if reference_rows else {}),
-    }
+    title = experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else "")
+    result = table_result(experiment, name, cells, started, seeds=seeds, train=asdict(train), title=title,
+                          **({"reference_rows": list(reference_rows)} if reference_rows else {}))
     save_result(result, settings.results_root)
     return result
+
+
+def table_result(experiment: Experiment, name: str, cells: list[dict], started: float, **fields) -> Result:
+    """The result of a table's ``cells`` (:func:`aggregate`), named ``name``, begun at ``started``: the experiment's
+    source and shown metrics, the cells' training compute and ``fields`` (title, seeds, training settings...)."""
+    return Result.made("table", name, cells, runs=(run for cell in cells for run in cell["runs"]), started=started,
+                       source=experiment.source, shown_metrics=list(experiment.metrics),
+                       compute_seconds=round(sum(sum(c["train_seconds"]) for c in cells), 1), **fields)
 
 
 def summarise_cell(cell: Cell, dataset, runs: list, tasks: list[RunTask], seeds: list[int], train: TrainConfig) -> dict:

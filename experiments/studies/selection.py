@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from experiments.reports.operating_point import operating_point_of
-from experiments.reports.results import require_kind
 from experiments.reports.table import run_ids
+from experiments.results.files import require_kind
+from experiments.results.schema import Result
 from experiments.runs.one import provenance
 from experiments.runs.one.metrics import per_class_scores, summary_stats
 from experiments.runs.one.store import EPOCHS
@@ -29,7 +30,7 @@ from experiments.studies.reproduce import aggregate
 from preprocessing.errors import IsarcasmError
 
 
-def reselect(result: dict, rule: str | None, padded_batches: bool = False, localised=lambda result: result) -> dict:
+def reselect(result: Result, rule: str | None, padded_batches: bool = False, localised=lambda result: result) -> Result:
     """``result`` (a reproduction's results) with every trained cell rescored under ``rule`` (None: the rule
     it was made with), on the splits padded as the authors pad them with ``padded_batches``.  ``localised`` finds
     its runs where this machine has them (:meth:`Settings.localised`), once the file's kind is known to have runs
@@ -39,35 +40,35 @@ def reselect(result: dict, rule: str | None, padded_batches: bool = False, local
     own = result.get("selection", result.get("train", {}).get("selection", "best"))
     rule = check_rule(rule or own)
     if result.get("padded_batches"):
-        raise IsarcasmError(f"'{result['experiment']}' is already rescored on padded splits (a diagnostic): "
-                            f"rescore '{result.get('selected_from', result['experiment'])}' instead")
+        raise IsarcasmError(f"'{result.experiment}' is already rescored on padded splits (a diagnostic): "
+                            f"rescore '{result.get('selected_from', result.experiment)}' instead")
     if rule == own and not padded_batches:
         return result
-    runs = [Path(run) for cell in result["cells"] for run in cell.get("runs", [])]
+    runs = [Path(run) for cell in result.cells for run in cell.get("runs", [])]
     option = f"rule '{rule}'" + (" on padded splits" if padded_batches else "")
     gone = [run for run in runs if not run.is_dir()]
     if gone:
-        raise IsarcasmError(f"{len(gone)} of {len(runs)} runs of '{result['experiment']}' are not on this machine "
+        raise IsarcasmError(f"{len(gone)} of {len(runs)} runs of '{result.experiment}' are not on this machine "
                             f"(first: {gone[0]}): the results file was made elsewhere or its runs were deleted; "
                             f"make them with the command that made it (`isarcasm reproduce ...`; finished runs are "
                             f"reused) to apply {option}")
     missing = [run for run in runs if not (run / EPOCHS).is_file()]
     if missing:
-        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result['experiment']}' have no per-epoch record "
+        raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result.experiment}' have no per-epoch record "
                             f"({EPOCHS}; first: {missing[0]}): they were trained before runs kept one, or moved; "
                             f"retrain them with `isarcasm reproduce ... --force` to apply {option}")
     started = time.time()
-    cells = [_rescored(cell, rule, padded_batches) if cell.get("runs") else cell for cell in result["cells"]]
-    name = result["experiment"] + (f"-selection-{rule}" if rule != own else "") + \
+    cells = [_rescored(cell, rule, padded_batches) if cell.get("runs") else cell for cell in result.cells]
+    name = result.experiment + (f"-selection-{rule}" if rule != own else "") + \
         ("-padded-batches" if padded_batches else "")
     title = f"{result['title']} — " + (
         (f"selection rule '{rule}', " if rule != own else "") + "validation and test padded with repeated texts as "
         "the authors' code pads them (a diagnostic: another test set)" if padded_batches
         else f"selection rule '{rule}' applied to the runs' per-epoch record")
-    return {**result, "experiment": name, "selection": rule, "title": title,
-            "selected_from": result["experiment"], "reselect_seconds": round(time.time() - started, 1),
-            "rescored_by": {"git_commit": provenance.git_commit(), "command": provenance.command_line()},
-            **({"padded_batches": True} if padded_batches else {}), "cells": cells}
+    return result.updated(experiment=name, selection=rule, title=title, selected_from=result.experiment,
+                          reselect_seconds=round(time.time() - started, 1),
+                          rescored_by={"git_commit": provenance.git_commit(), "command": provenance.command_line()},
+                          **({"padded_batches": True} if padded_batches else {}), cells=cells)
 
 
 def _rescored(cell: dict, rule: str, padded_batches: bool) -> dict:

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
@@ -101,25 +102,28 @@ class Settings:
             print(f"results name: {name} (other settings than {base}'s; --name NAME chooses another)", file=sys.stderr)
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        """``run``'s place in the store, and, when its own folder holds no finished run, the verified
-        reference run of the same key as its last twin (a local run of the same configuration, in its folder
-        or a twin, always comes first; ``force`` retrains, so it reads none).  A finished twin does not keep
-        the reference run out: it may be of another configuration (a ``--quick`` run of the same key), and
-        the lookup that follows compares configuration hashes."""
-        place = self.store.place(experiment, run)
-        if self.reference is None or self.options.force or self.store.finished(replace(place, twins=())):
+        """``run``'s readable folder in ``experiment`` and the run of its configuration hash it is reused from:
+        its folder's, else the store's in another folder, else the verified reference run of that hash (a local
+        run always comes first; ``force`` retrains, so it reads none).  A run of other settings, in whatever
+        folder, is never reused and never keeps the reference run out."""
+        config_hash = expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+        place = self.store.place(experiment, run, config_hash)
+        if self.reference is None or self.options.force or self.store.finished(place, config_hash):
             return place
-        shipped = self.shipped(key_of(place.directory))
-        return replace(place, twins=(*place.twins, shipped)) if shipped else place
+        # the run at this folder's key too, so that one whose data differs here is named in one line
+        shipped = self.shipped(self.reference.key_holding(config_hash) or key_of(place.directory),
+                               config_hash=config_hash)
+        return replace(place, found=shipped) if shipped else place
 
-    def shipped(self, key: str, strict: bool = False) -> Path | None:
+    def shipped(self, key: str, strict: bool = False, config_hash: str | None = None) -> Path | None:
         """The reference run ``key`` (experiments/runs/one/reference.py), verified against the local data and
-        materialised in the store; None where the set has none, or where it does not match: one line says
-        so, once per cell (``strict``: that line is the error)."""
+        materialised in the store; None where the set has none (of ``config_hash``, when given), or where it
+        does not match: one line says so, once per cell (``strict``: that line is the error)."""
         if self.reference is None:
             return None
         try:
-            found = self.reference.materialised(key, self.store.root, self.corpora.load, self.corpora.data_dir)
+            found = self.reference.materialised(key, self.store.root, self.corpora.load, self.corpora.data_dir,
+                                                config_hash)
         except Mismatch as exc:
             if strict:
                 raise
@@ -129,7 +133,7 @@ class Settings:
             self.shipped_runs.add(found)
         return found
 
-    def localised(self, result: dict) -> dict:
+    def localised(self, result: Result) -> Result:
         """``result`` with every run folder that is not on this machine replaced by the verified reference
         run of the same key (a results file made elsewhere names the folders of the machine that made
         it); one that the set does not hold stays as it is, for the reader to report."""
@@ -138,12 +142,12 @@ class Settings:
         def local(run: str) -> str:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
             if shipped and trained is not None and _trained(read_config(shipped).get("train")) != trained:
-                raise IsarcasmError(f"{result['experiment']}: the reference run {key_of(Path(run))} was trained with "
+                raise IsarcasmError(f"{result.experiment}: the reference run {key_of(Path(run))} was trained with "
                                     "other settings than this results file's runs (e.g. another --engine), so it "
                                     "cannot stand in for them; reproduce the experiment here to report on its runs")
             return str(shipped or run)
-        return {**result, "cells": [{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs") else cell
-                                    for cell in result["cells"]]}
+        return result.updated(cells=[{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs")
+                                     else cell for cell in result.cells])
 
     def task(self, experiment: str, run: RunSpec) -> RunTask:
         """Training ``run`` into this store's ``experiment`` under these settings."""
@@ -153,8 +157,9 @@ class Settings:
         return RunTask(run, self.place(experiment, run), self.corpora.data_dir, options, self.options)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
-        """The finished run of exactly ``run`` in ``experiment``'s folder, else in another experiment's
-        (a failed run is no finished run: training it again reports its failure)."""
+        """The finished run of exactly ``run`` (its configuration hash) in ``experiment``'s folder, else in
+        another folder of the store, else shipped (:meth:`place`; a failed run is no finished run: training it
+        again reports its failure)."""
         place = self.place(experiment, run)
         return self.store.finished(place, expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir))
 

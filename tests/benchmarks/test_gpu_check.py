@@ -23,7 +23,7 @@ def results(f1_values, seconds=(10.0, 10.0), epochs=10):
               "runs": [f"runs/table7/{corpus}/{model}/seed-{seed}" for seed in range(len(values))],
               "metrics": {"f1_sarcastic": summary_stats(values)}, "train_seconds": [spent] * len(values)}
              for (corpus, model), values, spent in zip(CELLS, f1_values, seconds)]
-    return {"kind": "table", "experiment": "table7", "title": "t", "source": "s", "seeds": [0],
+    return {"kind": "table", "schema_version": 1, "experiment": "table7", "title": "t", "source": "s", "seeds": [0],
             "train": {"epochs": epochs}, "cells": cells}
 
 

@@ -14,7 +14,7 @@ An entrant's run is stored as a trained run is (:func:`score_run`): the same fol
 with the data checksums and the provenance record, predictions.tsv with P(sarcastic), metrics.json
 written last; :data:`~experiments.runs.one.store.ENTRANT` (entrant.json) takes the model file's place and
 says what scored the run and what it chose on validation (and, for a fitted scikit-learn estimator, the
-sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiments.runs.one.store.save_estimator`).  So ``report``, the significance tests and
+sha256 of ``estimator.joblib``, which ``evaluate`` loads: see :func:`~experiments.runs.one.outputs.save_estimator`).  So ``report``, the significance tests and
 the benchmark read these runs like any other.  The protocol is the trained runs': the splits are
 :func:`~experiments.runs.one.protocol.make_splits`' with the run's seed, so hyper-parameters are chosen
 on the validation split the neural runs choose their epoch on, and the test split is only scored.
@@ -44,21 +44,9 @@ from experiments.runs.one.inference import calling, class_probabilities
 from experiments.runs.one.metrics import main_metric_for, predict_labels, score
 from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.one.store import (
-    CONFIG,
-    ENTRANT,
-    ESTIMATOR,
-    METRICS,
-    PREDICTIONS,
-    RunResult,
-    RunStore,
-    RunWriter,
-    predictions_tsv,
-    safe_name,
-    save_estimator,
-    write_json,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, ENTRANT, ESTIMATOR, METRICS, PREDICTIONS, RunResult, RunStore,
+                                        RunWriter, safe_name, write_json, write_text)
+from experiments.runs.one.outputs import predictions_tsv, save_estimator
 from experiments.runs.one.training import modified_files, targets
 from preprocessing.corpora import CORPORA, corpus_label, is_file_corpus
 from preprocessing.errors import IsarcasmError
@@ -288,7 +276,7 @@ def score_run(plan: Plan, place: RunPlace, force: bool = False) -> RunResult:
     """Score the planned run and write it to ``place.directory`` through the store, as
     :func:`~experiments.runs.one.training.train_run` writes a trained one (:meth:`RunStore.produce`: under the
     run's claim, staged, metrics.json last, swapped in).  A finished run with the same configuration, there
-    or in one of ``place.twins``, is reused unless ``force``."""
+    or the one ``place`` found elsewhere, is reused unless ``force``."""
     return RunStore.produce(place, plan.config_hash, partial(_write, plan), force)
 
 

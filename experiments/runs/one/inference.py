@@ -18,19 +18,9 @@ from preprocessing.checksums import file_checksums
 from experiments.runs.one.inputs import ModelInputs
 from experiments.runs.one.metrics import predict_labels, recorded_problem, require_finite, score
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import (
-    CONFIG,
-    ENTRANT,
-    MODEL,
-    evaluation_paths,
-    load_estimator_file,
-    predictions_tsv,
-    read_config,
-    recorded_hash,
-    require_finished,
-    write_json,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, ENTRANT, MODEL, evaluation_paths, read_config, recorded_hash,
+                                        require_finished, write_json, write_text)
+from experiments.runs.one.outputs import load_estimator_file, predictions_tsv
 from experiments.runs.one.training import targets
 from preprocessing.corpora import CORPORA, is_file_corpus
 from preprocessing.errors import DataError, IsarcasmError

@@ -15,7 +15,8 @@ A verified run is *materialised* as a read-only run folder under ``<store>/.refe
 (config.json, metrics.json, predictions.tsv, epochs.npz, history.csv and reference.json in place of
 the model, which is not shipped), so every reader of run folders reads it unchanged.  A mismatch
 is one line naming the corpus, what differs and the command that retrains the cell, and the run
-is not used.  A run in the store itself always comes before a reference run.
+is not used.  A run is found by its configuration hash (whichever experiment's key it was exported under),
+and a run of that hash in the store itself always comes before a reference run.
 
 Format (version :data:`VERSION`; the versions read are
 :data:`~experiments.runs.one.reference_arrays.VERSIONS`): the index ``<name>.json`` (the results file's name unless
@@ -55,29 +56,10 @@ from experiments.runs.one.metrics import main_metric
 from experiments.runs.one.protocol import Splits, TrainConfig, make_splits
 from experiments.runs.one.reference_arrays import VERSIONS, npz_bytes, packed, unpacked
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import (
-    CONFIG,
-    EPOCHS,
-    HISTORY,
-    METRICS,
-    MODEL,
-    PREDICTIONS,
-    REFERENCE,
-    REFERENCE_CACHE,
-    RunWriter,
-    is_finished,
-    json_text,
-    model_parameters,
-    predictions_tsv,
-    read_config,
-    read_json,
-    read_metrics,
-    read_predictions,
-    run_claim,
-    write_json,
-    write_run,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, EPOCHS, HISTORY, METRICS, MODEL, PREDICTIONS, REFERENCE,
+                                        REFERENCE_CACHE, RunWriter, is_finished, json_text, read_config, read_json,
+                                        read_metrics, run_claim, write_json, write_run, write_text)
+from experiments.runs.one.outputs import model_parameters, predictions_tsv, read_predictions
 from experiments.runs.one.trajectory import Trajectory, load_record, save_record
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_label
@@ -303,6 +285,15 @@ class ReferenceSet:
                            f"results '{experiment}': keep the file that backs the results you mean")
         return (found[0][1]["text"], found[0][0]) if found else None
 
+    def key_holding(self, config_hash: str) -> str | None:
+        """The key of the set's run of this configuration hash (the one its config.json records); None where
+        the set ships none.  A run is reused by its hash, whichever experiment's folder it was exported from."""
+        for key, (_, entry) in self.runs().items():
+            config = entry.get("config")
+            if isinstance(config, dict) and config.get("config_hash") == config_hash:
+                return key
+        return None
+
     def keys(self, experiment: str) -> list[str]:
         """The keys of the runs behind results ``experiment``."""
         return [key for key, (path, _) in self.runs().items() if self._indexes[path].get("experiment") == experiment]
@@ -314,10 +305,11 @@ class ReferenceSet:
             log.warning(line)
         return None
 
-    def materialised(self, key: str, store: Path, datasets: Callable[[str], Dataset], data_dir: Path) -> Path | None:
+    def materialised(self, key: str, store: Path, datasets: Callable[[str], Dataset], data_dir: Path,
+                     config_hash: str | None = None) -> Path | None:
         """The run ``key`` as a verified run folder under ``store/.reference/``; None when the set has
-        no such run.  ``datasets`` loads a corpus by name.  A run that does not match the local data
-        raises :class:`Mismatch` (one line)."""
+        no such run, or (given ``config_hash``) when its run is of another configuration.  ``datasets`` loads
+        a corpus by name.  A run that does not match the local data raises :class:`Mismatch` (one line)."""
         found = self.runs().get(key)
         if found is None:
             return None
@@ -327,6 +319,8 @@ class ReferenceSet:
             if key not in self._verdicts:
                 self._verdicts[key] = _mismatch(entry, datasets(entry["config"]["corpus"]), data_dir) or ""
             if not self._verdicts[key]:
+                if config_hash not in (None, entry["config"]["config_hash"]):
+                    return None
                 return _materialise(store / REFERENCE_CACHE / key, entry, index, self._arrays(path, index))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-edited or half-copied index
             raise Mismatch(f"{path}: reference run {key} cannot be read ({type(exc).__name__}: {exc}); restore the "

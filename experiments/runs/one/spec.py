@@ -2,8 +2,8 @@
 
 A study turns its cells into :class:`RunSpec` s (what to train: the same spec gives the same
 configuration hash wherever and whenever it is trained), asks the store
-(:class:`~experiments.runs.one.store.RunStore`) for each one's :class:`RunPlace` (its folder and the same
-run's folders in other experiments, which a finished run may be reused from), and hands both to an
+(:class:`~experiments.runs.one.store.RunStore`) for each one's :class:`RunPlace` (its readable folder, and
+the run of the same configuration hash found elsewhere, which is reused from there), and hands both to an
 executor with :class:`RunOptions` (how to carry it out: nothing in them changes a number).
 """
 from __future__ import annotations
@@ -45,15 +45,17 @@ class RunSpec:
 
 @dataclass(frozen=True)
 class RunPlace:
-    """Where a run is written (``directory``) and the folders of the same run in other experiments
-    (``twins``), where a finished run of the same configuration is reused from."""
+    """Where a run is written (``directory``, its readable folder) and the run of its configuration hash
+    found elsewhere when it was placed (``found``: another experiment's folder of the store, or a shipped
+    reference run), which is reused from there.  A run is identified by its hash, never by its folder: a
+    run of other settings in ``directory`` is neither reused nor overwritten."""
 
     directory: Path
-    twins: tuple[Path, ...] = ()
+    found: Path | None = None
 
     @property
     def all(self) -> tuple[Path, ...]:
-        return (self.directory, *self.twins)
+        return (self.directory,) if self.found is None else (self.directory, self.found)
 
 
 @dataclass(frozen=True)

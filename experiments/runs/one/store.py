@@ -6,27 +6,21 @@ metrics.json exists; it is written last, so a crash never leaves a half-run
 that looks finished.  A run whose training diverged (non-finite loss, weights or
 probabilities) is failed: its folder holds failed.json (why, and its configuration
 hash) and no metrics.json, so it is never read as a result.  Every other module reads and writes run files through
-the names and functions here, so the format is defined in one place; :class:`RunStore` (at the end) owns a run
-folder's life: where a run lives, what a place holds, and how a run is written there, once for every kind of run.
+the names and functions here (a run's predictions, history, estimator and model size through
+:mod:`experiments.runs.one.outputs`), so the format is defined in one place; :class:`RunStore` (at the end) owns a
+run folder's life: where a run lives, what a place holds, and how a run is written there, once for every kind of run.
 """
 from __future__ import annotations
 
 import contextlib
-import csv
 import enum
-import io
-import itertools
 import json
 import logging
-import math
 import os
 import re
 import shutil
-import sys
 import tempfile
-import time
-import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,21 +29,12 @@ try:
 except ImportError:  # not POSIX: no lock (two sweeps into one store at once are then not guarded)
     fcntl = None
 
-import numpy as np
-
-from experiments.runs import results_set
-from experiments.runs.console import chatty
-from experiments.runs.one.metrics import outside, predict_labels, recorded_problem, value_problem
+from experiments.runs.one.metrics import recorded_problem
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.spec import RunPlace, RunSpec
 from preprocessing.corpora import corpus_label
 from preprocessing.errors import DataError, IsarcasmError
-from preprocessing.fileio import NestedTooDeep, content_sha256, load_json, usual_mode
-from preprocessing.records import id_problem
-from preprocessing.specs import BINARY_LABELS
-
-#: Where a results file goes when a later invocation writes the same experiment's results.
-PREVIOUS = "previous"
+from preprocessing.fileio import NestedTooDeep, load_json, usual_mode
 
 # The files of a run directory.
 CONFIG = "config.json"        # everything that determines the run, its hash, and provenance
@@ -102,18 +87,6 @@ def run_dir(root: Path, experiment: str, corpus: str, model: str, seed: int, fol
     return (folder if fold is None else folder / f"fold-{fold + 1}") / f"seed-{seed}"
 
 
-def twin_runs(root: Path, experiment: str, corpus: str, model: str, seed: int, fold: int | None = None) -> list[Path]:
-    """The same (corpus, model, seed, fold) in every other experiment folder of the store.
-
-    Experiments share cells (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain
-    runs), so a run finished for one is reused by another when its configuration hash matches.
-    """
-    if not root.is_dir():
-        return []
-    return [run_dir(root, other.name, corpus, model, seed, fold) for other in sorted(root.iterdir())
-            if other.is_dir() and other.name != experiment and not other.name.startswith(".")]
-
-
 def json_text(value) -> str:
     """How every JSON file of the store is written: indented, UTF-8, anything else as its str."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n"
@@ -157,47 +130,6 @@ def _replace(staged: Path, path: Path) -> None:
     except BaseException:
         staged.unlink(missing_ok=True)
         raise
-
-
-def write_result_files(result: dict, results_root: Path, csv_text: str | None, markdown: str,
-                       figures: Callable[[Path], list[Path]] | None = None) -> list[Path]:
-    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None) and the figures
-    ``figures(folder)`` draws into ``<experiment>/``, committed as one set (see
-    :mod:`experiments.runs.results_set`): a kill leaves the previous set or this one, never a mix.
-
-    Results an earlier invocation wrote there are never replaced silently:
-    they are first kept in ``<results_root>/previous/`` under their time
-    stamp (they hold, e.g., the wall time of the invocation that trained the
-    runs a later one reused), and a line on stderr says so (not under ``-q``).
-    """
-    name = safe_name(result["experiment"], "experiment")
-    files = {f"{name}.json": json_text(result),
-             f"{name}.csv": csv_text, f"{name}.md": markdown}
-    with results_set.staging(results_root, name) as folder:
-        for file, text in files.items():
-            if text is not None:
-                write_text(folder / file, text)
-        drawn = figures(folder / name) if figures else []
-        stamp = _stamp(results_root / f"{name}.json")
-        keep = {file: f"{PREVIOUS}/{Path(file).stem}-{stamp}{Path(file).suffix}" for file in files
-                if stamp and (results_root / file).is_file()}
-        steps = results_set.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
-        results_set.commit(results_root, name, folder, steps)
-    if keep and chatty():  # -q: results and errors only
-        print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
-    return [results_root / file for file, text in files.items() if text is not None] + \
-        [results_root / path.relative_to(folder) for path in drawn]
-
-
-def _stamp(current: Path) -> str | None:
-    """The suffix a current results file is kept under: when it was written (``-2``, ``-3``... after it when
-    a set of the same second is kept already); None when there is no current file."""
-    if not current.is_file():
-        return None
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(current.stat().st_mtime))
-    for suffix in itertools.chain([stamp], (f"{stamp}-{n}" for n in itertools.count(2))):
-        if not (current.parent / PREVIOUS / f"{current.stem}-{suffix}{current.suffix}").exists():
-            return suffix
 
 
 def read_json(path: Path):
@@ -304,6 +236,13 @@ def is_damaged(directory: Path) -> bool:
     return (directory / METRICS).exists() and not is_finished(directory)
 
 
+def _of_hash(folders: Sequence[Path], config_hash: str) -> Path | None:
+    """The first of ``folders`` that holds a finished run of this configuration, else the first that holds its
+    failed run (an outcome too: the same configuration fails the same way); None where none does."""
+    return next((folder for folder in folders if is_finished(folder, config_hash)), None) or \
+        next((folder for folder in folders if recorded_failure(folder, config_hash) is not None), None)
+
+
 def writable_folder(path: Path, what: str) -> Path:
     """``path``, created if needed, after checking that files can be written in it: a one-line
     error before any work, rather than a traceback after hours of training."""
@@ -321,8 +260,9 @@ def refuse_other_run(directory: Path, config_hash: str, force: bool = False) -> 
     (which only ``force`` replaces): a run never silently overwrites another."""
     recorded = recorded_hash(directory)
     if recorded is not None and recorded != config_hash and not force:
-        raise IsarcasmError(f"{directory} already holds a finished run with another configuration; "
-                            "pass --force to replace it or choose another --output-dir")
+        raise IsarcasmError(f"{directory} already holds a finished run of other settings (configuration hash "
+                            f"{recorded[:12]}, this run's {config_hash[:12]}): keep it and store this run elsewhere "
+                            "(--output-dir, or --name), or replace it (--force)")
 
 
 @contextlib.contextmanager
@@ -427,34 +367,6 @@ def read_metrics(directory: Path) -> dict:
     return metrics
 
 
-def model_parameters(directory: Path) -> int | None:
-    """The number of weights of the run's model (every layer's, not the optimizer's): read from the
-    shapes in ``model.keras``'s weights file without loading the model or its values, or, for a Keras
-    model entrant or a linear scikit-learn estimator (which keep no model), as its run recorded it in
-    ``entrant.json``; None for a run with neither (another estimator, outside predictions) or an
-    unreadable file."""
-    import h5py  # start-up time: only the benchmark's cost columns need it
-
-    if (directory / REFERENCE).is_file():
-        recorded = read_json(directory / REFERENCE).get("parameters")
-        return recorded if isinstance(recorded, int) else None
-    if (directory / ENTRANT).is_file():
-        chosen = read_json(directory / ENTRANT)
-        chosen = chosen.get("chosen") if isinstance(chosen, dict) else None
-        recorded = chosen.get("parameters") if isinstance(chosen, dict) else None
-        return recorded if isinstance(recorded, int) else None
-
-    sizes = []
-    try:
-        with zipfile.ZipFile(directory / MODEL) as archive, archive.open("model.weights.h5") as member, \
-                h5py.File(member, "r") as weights:
-            weights["layers"].visititems(lambda _, item: sizes.append(item.size)
-                                         if isinstance(item, h5py.Dataset) else None)
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return None
-    return int(sum(sizes))
-
-
 #: Hex digits of an evaluation's key in its file names (the whole key is inside the JSON).
 EVALUATION_KEY_CHARS = 12
 
@@ -484,180 +396,6 @@ def inputs_file(directory: Path) -> Path:
     """The run's inputs description, under its current name or the one older runs have."""
     current = directory / INPUTS
     return current if current.is_file() or not (directory / LEGACY_INPUTS).is_file() else directory / LEGACY_INPUTS
-
-
-# --- predictions and history ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Predictions:
-    """One run's test predictions: ids, gold labels and class probabilities, in file order."""
-
-    path: Path
-    ids: list[str]
-    gold: np.ndarray
-    probabilities: np.ndarray
-
-    def labels(self, threshold: float = 0.5) -> np.ndarray:
-        return predict_labels(self.probabilities, threshold)
-
-
-def predictions_tsv(ids: list[str], gold: np.ndarray, probabilities: np.ndarray, multi_label: bool) -> str:
-    """id, gold label, and the probability of each class (:func:`probability_columns`: P(sarcastic) is
-    ``p_sarcastic`` for binary, as everywhere else): one line per test text, so every id is checked first
-    (:func:`~preprocessing.records.id_problem`).
-
-    ``gold`` are the targets (one-hot or multi-hot rows).  A multi-label file's
-    second column is ``gold_labels``, the gold label indices joined by ``|``.
-    """
-    if not len(ids) == len(gold) == len(probabilities):
-        raise IsarcasmError(f"predictions for {len(probabilities)} texts with {len(ids)} ids and {len(gold)} gold labels: "
-                            "each test text is one row")
-    wrong = next(filter(None, map(id_problem, ids)), None)
-    if wrong:
-        raise IsarcasmError(wrong)
-    header = ["id", "gold_labels" if multi_label else "gold", *probability_columns(probabilities.shape[1], multi_label)]
-    lines = ["\t".join(header)]
-    for id_, target, row in zip(ids, gold, probabilities):
-        labels = "|".join(map(str, np.flatnonzero(target))) if multi_label else str(int(target.argmax()))
-        lines.append("\t".join([id_, labels, *(f"{p:.6f}" for p in row)]))
-    return "\n".join(lines) + "\n"
-
-
-def save_estimator(path: Path, estimator) -> dict:
-    """Save a fitted scikit-learn estimator with joblib; what entrant.json records of it (file, format,
-    sha256).  skops, whose format runs no code when loaded, is not installable here; a joblib file is a
-    pickle and runs code when loaded, so :func:`load_estimator_file` loads only a file whose sha256 is the
-    one recorded (a damaged or swapped file is refused).  That guards the file, not the folder: someone who
-    may write a whole run folder may write both, so evaluate runs whose store you trust."""
-    import joblib  # scikit-learn's own dependency: only when an estimator is saved
-
-    joblib.dump(estimator, path)
-    return {"file": path.name, "format": "joblib", "sha256": content_sha256(path)}
-
-
-def load_estimator_file(directory: Path, saved: dict):
-    """The estimator an entrant's run saved (``saved``: entrant.json's ``model``), its sha256 checked
-    first; a damaged, swapped or unloadable file is one line naming it."""
-    import joblib  # the same: only when an estimator is loaded
-
-    path = directory / str(saved.get("file", ESTIMATOR))
-    if not path.is_file() or path.parent != directory or saved.get("format") != "joblib":
-        raise IsarcasmError(f"{directory}: its {ENTRANT} names an estimator file {path.name} this version cannot "
-                            "read; score the run again with --force")
-    if content_sha256(path) != saved.get("sha256"):
-        raise IsarcasmError(f"{path}: its sha256 is not the one {ENTRANT} recorded, so it is not loaded (a joblib "
-                            "file runs code when loaded); score the run again with --force")
-    try:
-        return joblib.load(path)
-    except Exception as exc:  # noqa: BLE001 - unpickling a user's estimator: whatever it raises is one line
-        raise IsarcasmError(f"{path}: cannot load the estimator ({type(exc).__name__}: {exc}); an estimator "
-                            "using classes or functions of its own .py file cannot be loaded back, only one of scikit-learn's "
-                            "or an installed package's") from None
-
-
-def probability_columns(classes: int, multi_label: bool) -> list[str]:
-    """The probability columns of a predictions file: ``p_not_sarcastic``, ``p_sarcastic`` for a
-    single-label binary run (the name ``predict`` and outside predictions use), ``p_<k>`` by class
-    index otherwise.  Files written before this name (``prob_<k>``) read the same: the columns are
-    read by position."""
-    if classes == len(BINARY_LABELS) and not multi_label:
-        return [f"p_{name}" for name in BINARY_LABELS]
-    return [f"p_{k}" for k in range(classes)]
-
-
-def read_predictions(path: Path) -> Predictions:
-    """Read a ``predictions.tsv`` (id, gold, then one probability per class, by position) of a
-    single-label run."""
-    try:  # lines end in \n as written (never split at \x1c or U+2028 as str.splitlines would)
-        lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
-    except FileNotFoundError:
-        raise IsarcasmError(f"{path} not found (a finished run has {PREDICTIONS})") from None
-    header = lines[0].split("\t") if lines else []
-    if header[1:2] == ["gold_labels"]:
-        raise IsarcasmError(f"{path} holds multi-label predictions: paired tests and curves are for single-label runs")
-    if header[:2] != ["id", "gold"] or len(header) < 4:
-        raise DataError.at(path, 1, "expected the header id, gold, then one probability column per class")
-    ids, gold, probabilities = [], [], []
-    for number, line in enumerate(lines[1:], start=2):
-        fields = line.split("\t")
-        if len(fields) != len(header):
-            raise DataError.at(path, number, f"expected {len(header)} tab-separated fields, got {len(fields)}")
-        try:
-            gold.append(int(fields[1]))
-            probabilities.append([float(p) for p in fields[2:]])
-        except ValueError:
-            raise DataError.at(path, number, "gold must be an integer and probabilities numbers") from None
-        ids.append(fields[0])
-    probabilities = np.asarray(probabilities, dtype=float).reshape(len(ids), -1)
-    _in_range(path, header, np.asarray(gold, dtype=int), probabilities)
-    _one_row_per_test_text(path, len(ids))
-    return Predictions(path, ids, np.asarray(gold), probabilities)
-
-
-def _in_range(path: Path, header: list[str], gold: np.ndarray, probabilities: np.ndarray) -> None:
-    """One line naming the first row whose gold label is not a class or whose probability is NaN or outside
-    [0, 1]: a damaged or edited file, which would otherwise be drawn and scored as a run's."""
-    bad_gold = (gold < 0) | (gold >= probabilities.shape[1])
-    bad = outside(probabilities)
-    rows = np.flatnonzero(bad_gold | bad.any(axis=1))
-    if not len(rows):
-        return
-    row = int(rows[0])
-    if bad_gold[row]:
-        problem = f"gold {gold[row]} is not a class (0 to {probabilities.shape[1] - 1})"
-    else:
-        column = int(np.flatnonzero(bad[row])[0])
-        problem = f"{header[column + 2]} {probabilities[row, column]:g} is not a probability (a number from 0 to 1)"
-    raise DataError.at(path, row + 2, f"{problem}; the file is damaged: make it again (train the run, or evaluate "
-                                      "with --force)")
-
-
-def _one_row_per_test_text(path: Path, rows: int) -> None:
-    """A run's predictions hold one row per test text, as many as its config.json counted when it was
-    trained; else the file was damaged (or written by a version whose ids could break it), and no
-    report may score rows that are no text."""
-    try:
-        config = load_json(path.parent / CONFIG)
-        expected = config.get("test_scored", config["splits"]["test"])  # fewer under a --test-texts diagnostic
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return  # no config.json with the test size beside it (an evaluation's file): nothing to compare
-    if rows != expected:
-        raise IsarcasmError(f"{path.parent}: {PREDICTIONS} holds {rows} rows for {expected} test texts (its "
-                            f"{CONFIG}); the run is damaged: train it again with --force")
-
-
-def history_csv(history: dict) -> str:
-    """One row per epoch: ``epoch`` and every logged value (loss, f1, val_loss, val_f1, ...)."""
-    columns = ["epoch", *history]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for epoch in range(len(next(iter(history.values())))):
-        writer.writerow([epoch + 1, *(f"{history[c][epoch]:.6f}" for c in history)])
-    return buffer.getvalue()
-
-
-def read_history(directory: Path) -> dict[str, np.ndarray]:
-    """The columns of a run's history.csv as arrays (empty when the run has none); a value that is no finite
-    number, or a score out of its range (``f1``, ``val_f1``: :data:`~experiments.runs.one.metrics.RANGES`), is
-    one line naming the file, the line and the column, never a point of a training curve."""
-    path = directory / HISTORY
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for number, row in enumerate(rows, start=2):
-        for key, value in row.items():
-            try:
-                number_value = float(value)
-            except (TypeError, ValueError):
-                problem = f"{key} {value!r} is not a number"
-            else:
-                problem = value_problem(str(key).removeprefix("val_"), number_value) or \
-                    (None if math.isfinite(number_value) else f"{key} {value} is not a finite number")
-            if problem:
-                raise DataError.at(path, number, f"{problem}; the file is damaged: train the run again with --force")
-    return {key: np.asarray([float(row[key]) for row in rows]) for key in (rows[0] if rows else {})}
 
 
 class RunWriter:
@@ -805,32 +543,42 @@ class RunStore:
     """The run store under ``root``: ``root/<experiment>/<corpus>/<model>/[fold-K/]seed-N``, and the one
     owner of a run folder's life: where a run lives (:meth:`place`), what a place holds (:meth:`lookup`)
     and how a run gets there (:meth:`produce`).  Trained runs, entrants' runs, runs trained on a cluster
-    and ``isarcasm train`` all go through these.  Experiments share runs (Table 7's iSarcasm runs are the
-    cross-dataset matrix's in-domain ones), so a run's place includes its twins in the other experiments;
-    a place knows its folders, so :meth:`lookup` and :meth:`produce` need no root."""
+    and ``isarcasm train`` all go through these.  A folder is only where a run is written and read: a run
+    is identified by its configuration hash, so a run is reused from whichever experiment's folder holds
+    a run of its hash (Table 7's iSarcasm runs are the cross-dataset matrix's in-domain ones), and a run of
+    other settings is never taken for it.  A place knows its folders, so :meth:`lookup` and :meth:`produce`
+    need no root."""
 
     root: Path
 
-    def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        where = (self.root, experiment, run.corpus, run.model, run.seed, run.fold)
-        return RunPlace(run_dir(*where), tuple(twin_runs(*where)))
+    def place(self, experiment: str, run: RunSpec, config_hash: str) -> RunPlace:
+        """``run``'s readable folder in ``experiment`` and, where it holds no finished run of ``config_hash`` (the
+        run's configuration hash), the run of that hash in the same place of another experiment's folder (a
+        run's hash covers its corpus, model, fold and seed, so no other place can hold it): read at each call,
+        so a run another experiment of the same invocation wrote is found."""
+        directory = run_dir(self.root, experiment, run.corpus, run.model, run.seed, run.fold)
+        if is_finished(directory, config_hash) or not self.root.is_dir():
+            return RunPlace(directory)
+        within = directory.relative_to(self.root / experiment)
+        found = _of_hash([other / within for other in sorted(self.root.iterdir())  # hidden: not the store's runs
+                          if other.is_dir() and not other.name.startswith(".")], config_hash)
+        return RunPlace(directory, None if found == directory else found)
 
     @staticmethod
-    def lookup(place: RunPlace, config_hash: str | None = None) -> RunResult | None:
-        """The run of this configuration (any, without ``config_hash``) in ``place`` (its folder, then its
-        twins): the first finished one, else the first failed one (an outcome too: the same configuration
-        fails the same way), else None.  The one lookup that training, the entrants, the executors and the
-        studies share."""
-        finished = next((folder for folder in place.all if is_finished(folder, config_hash)), None)
-        if finished:
-            return RunResult(finished, read_metrics(finished), skipped=True)
-        failed = next((folder for folder in place.all if recorded_failure(folder, config_hash) is not None), None)
-        return RunResult(failed, read_json(failed / FAILED), skipped=True) if failed else None
+    def lookup(place: RunPlace, config_hash: str) -> RunResult | None:
+        """The run of this configuration in ``place`` (:func:`_of_hash` over its folder, then the run it found
+        elsewhere), else None: a run of another configuration is never one of them.  The one lookup that
+        training, the entrants, the executors and the studies share."""
+        folder = _of_hash(place.all, config_hash)
+        if folder is None:
+            return None
+        finished = is_finished(folder, config_hash)
+        return RunResult(folder, read_metrics(folder) if finished else read_json(folder / FAILED), skipped=True)
 
     @staticmethod
-    def finished(place: RunPlace, config_hash: str | None = None) -> Path | None:
-        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration (any,
-        without ``config_hash``); None where it finds a failed run or none."""
+    def finished(place: RunPlace, config_hash: str) -> Path | None:
+        """The folder of ``place`` in which :meth:`lookup` finds a finished run of this configuration; None
+        where it finds a failed run or none."""
         found = RunStore.lookup(place, config_hash)
         return found.directory if found and not found.failure else None
 

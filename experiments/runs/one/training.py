@@ -25,24 +25,9 @@ from experiments.runs.one.metrics import NonFinite, best_threshold, score
 from experiments.runs.one.protocol import (
     AUTHORS_LENGTH_RULES, CLASS_RATIO, THRESHOLD_RULES, Splits, TrainConfig, make_splits)
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
-from experiments.runs.one.store import (
-    CONFIG,
-    EPOCHS,
-    FAILED,
-    HISTORY,
-    METRICS,
-    MODEL,
-    PREDICTIONS,
-    RunFiles,
-    RunResult,
-    RunStore,
-    RunWriter,
-    history_csv,
-    predictions_tsv,
-    weights_file,
-    write_json,
-    write_text,
-)
+from experiments.runs.one.store import (CONFIG, EPOCHS, FAILED, HISTORY, METRICS, MODEL, PREDICTIONS, RunFiles,
+                                        RunResult, RunStore, RunWriter, weights_file, write_json, write_text)
+from experiments.runs.one.outputs import history_csv, predictions_tsv
 from experiments.runs.one.trajectory import choose_in, save_record
 from preprocessing.checksums import file_checksums
 from preprocessing.config import PreprocessConfig
@@ -224,8 +209,8 @@ def train_run(run: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
               options: RunOptions = RunOptions()) -> RunResult:
     """Train ``run`` on ``dataset`` (its corpus, loaded) and write it to ``place.directory``.
 
-    A finished run with the same configuration is reused (resume), in ``place.directory`` or else
-    in one of ``place.twins``; ``options.force`` retrains it in ``place.directory``.  So is a failed
+    A finished run with the same configuration is reused (resume), in ``place.directory`` or else the
+    one ``place`` found elsewhere; ``options.force`` retrains it in ``place.directory``.  So is a failed
     one: a run whose loss, weights or probabilities became non-finite is stored with failed.json
     instead of metrics.json and returned with its :attr:`RunResult.failure`; running it again
     reports the same failure without training (same seed, same numbers) until ``options.force``

@@ -33,7 +33,8 @@ from sklearn.metrics import f1_score
 
 from experiments.runs.one.metrics import best_threshold, main_metric_for, outside, score
 from experiments.runs.one.protocol import RULES, THRESHOLD_RULES
-from experiments.runs.one.store import EPOCHS, Predictions, read_config, read_metrics
+from experiments.runs.one.store import EPOCHS, read_config, read_metrics
+from experiments.runs.one.outputs import Predictions
 from preprocessing.errors import IsarcasmError
 
 #: The authors' threshold grid (src/metrics.py, ``RocAccumulator.thresholds``).

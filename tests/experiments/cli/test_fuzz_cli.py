@@ -118,7 +118,8 @@ def tmp(tmp_path_factory) -> Path:
     (folder / "bench" / "benchmark-garbage.json").write_text('{"experiment": "garb')
     (folder / "table-bench").mkdir()  # a table's results filed under a benchmark's name
     (folder / "table-bench" / "benchmark-x.json").write_text(json.dumps(
-        {"experiment": "x", "title": "", "source": "", "seeds": [], "cells": []}))
+        {"experiment": "x", "kind": "table", "schema_version": 1, "title": "", "source": "", "seeds": [],
+         "cells": []}))
     (folder / "notrun.toml").mkdir()
     return folder
 

@@ -5,6 +5,7 @@ from click.testing import CliRunner
 
 from experiments.cli import main
 from experiments.cli.options import set_values
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import TrainConfig
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
@@ -39,9 +40,8 @@ def _reproduce(monkeypatch, tmp_path, *args):
         seen.update(train=settings.train_for(spec.protocol()), seeds=seeds,
                     name=settings.experiment(spec.name, spec.protocol()),
                     runs=settings.experiment(spec.name, spec.protocol(), trained=True))
-        (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
-        (settings.results_root / "x.md").write_text("report")
-        return {"experiment": "x"}
+        return Result("table", "x", [], {"title": "x", "source": "S", "seeds": [1], "git_commit": "c",
+                                         "wall_seconds": 0, "compute_seconds": 0})
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
     path = tmp_path / "exp.toml"

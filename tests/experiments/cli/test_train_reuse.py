@@ -1,4 +1,5 @@
-"""``isarcasm train`` places its run in the store as the studies do, so it reuses a finished twin."""
+"""``isarcasm train`` places its run in the store as the studies do, so it reuses a finished run of its
+configuration hash from another experiment's folder."""
 from click.testing import CliRunner
 from toy_corpus import write_corpus
 

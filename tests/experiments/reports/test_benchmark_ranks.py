@@ -8,9 +8,10 @@ import pytest
 from markdown_tables import unpadded
 
 from experiments.reports.benchmark import benchmark_markdown
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import predictions_tsv
+from experiments.runs.one.outputs import predictions_tsv
 from experiments.studies.benchmark import BenchCell, competition_ranks, summarise, with_holm
 from experiments.studies.cross_eval import Scored
 
@@ -69,7 +70,7 @@ def test_summary_ranks_candidate_and_classics_and_reports_macro_f1_share_and_flo
 def test_the_cost_columns_count_the_saved_models_weights_and_summarise_the_recorded_costs(tmp_path):
     import keras
 
-    from experiments.runs.one.store import model_parameters
+    from experiments.runs.one.outputs import model_parameters
 
     inputs = keras.Input((4,))
     model = keras.Model(inputs, keras.layers.Dense(2)(keras.layers.Dense(3)(inputs)))  # 4*3+3 + 3*2+2 = 23
@@ -120,8 +121,9 @@ def test_the_training_column_shows_one_time_work_apart_and_warns_of_costs_from_t
 
 def _report(summary: dict) -> str:
     """The benchmark's markdown, its tables unpadded."""
-    return unpadded(benchmark_markdown({"model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0],
-                               "git_commit": "x", "cells": [summary], "missing": [], "failed_runs": []}))
+    return unpadded(benchmark_markdown(Result("benchmark", "benchmark-cand", [summary], {
+        "model": "cand", "method": "bootstrap", "resamples": 50, "seeds": [0], "git_commit": "x", "missing": [],
+        "failed_runs": []})))
 
 
 ONE_OF_THREE = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # F1 0.5: above the floor (0.462)

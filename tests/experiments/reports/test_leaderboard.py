@@ -16,8 +16,9 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.reports.benchmark import p_text
 from experiments.reports.leaderboard import Entry, benchmark_entries, differences, leaderboard, leaderboard_markdown
-from experiments.reports.results import COMMITTED, stamped
 from experiments.reports.significance import holm
+from experiments.results.files import COMMITTED
+from experiments.results.schema import Result
 
 SHA = {"toy.csv": "a" * 64}
 TRAIN = {"epochs": 30, "engine": "fast"}
@@ -40,7 +41,7 @@ def bench(model: str, mean: float, *, seeds=(0, 1), train=None, data=SHA, classi
             _row("tfidf-lr", [0.27, 0.29], 0.3)] if references else []
     everyone = {model: mean, **{row["model"]: row["mean"] for row in rows + refs}}
     rank = 1 + sum(value > mean for value in everyone.values())
-    return stamped({
+    return Result.from_dict({
         "experiment": f"benchmark-{model}", "kind": "benchmark", "model": model, "experiments": ["table7"],
         "method": "bootstrap", "resamples": 1000, "seeds": list(seeds), "train": train or TRAIN, "missing": [],
         "git_commit": "0" * 40,
@@ -51,9 +52,9 @@ def bench(model: str, mean: float, *, seeds=(0, 1), train=None, data=SHA, classi
                    **({"data_sha256": data} if data else {})}]})
 
 
-def entry(tmp_path, result: dict, source="results") -> Entry:
+def entry(tmp_path, result: Result, source="results") -> Entry:
     path = tmp_path / f"{result['experiment']}.json"
-    path.write_text(json.dumps(result))
+    path.write_text(json.dumps(result.to_dict()))
     return Entry(result, path, source)
 
 
@@ -185,7 +186,7 @@ def test_the_command_refuses_in_one_line_no_benchmark_or_a_malformed_one(tmp_pat
     assert outcome.exit_code == 1 and "run `isarcasm benchmark MODEL` first" in outcome.output
     broken = bench("broken", 0.3)
     del broken["cells"][0]["candidate"]["values"]
-    (tmp_path / "benchmark-broken.json").write_text(json.dumps(broken))
+    (tmp_path / "benchmark-broken.json").write_text(json.dumps(broken.to_dict()))
     outcome = CliRunner().invoke(main, ["leaderboard", "--no-committed", "--results-dir", str(tmp_path)])
     assert outcome.exit_code == 1 and len(outcome.output.strip().splitlines()) == 1
     assert "benchmark-broken.json: cell 1, candidate: missing or malformed values" in outcome.output

@@ -6,6 +6,7 @@ from sklearn.metrics import average_precision_score, f1_score
 
 from experiments.reports.operating_point import all_sarcastic_f1, operating_point
 from experiments.reports.table import markdown_report
+from experiments.results.schema import Result
 from experiments.studies.experiment import Cell
 from experiments.studies.reproduce import aggregate
 
@@ -62,8 +63,8 @@ def test_report_shows_one_row_per_binary_cell(tmp_path):
     summary = aggregate(Cell("riloff", "lstm", (), ""), [{"test": {"f1_sarcastic": 0.67, "f1_macro": 0.73}}],
                          [str(r) for r in runs], [0])
     summary["operating_point"] = operating_point(runs)
-    result = {"experiment": "t", "title": "T", "source": "S", "seeds": [0], "git_commit": "abc",
-              "wall_seconds": 1, "compute_seconds": 1, "cells": [summary]}
+    result = Result("table", "t", [summary], {"title": "T", "source": "S", "seeds": [0], "git_commit": "abc",
+                                              "wall_seconds": 1, "compute_seconds": 1})
     text = unpadded(markdown_report(result))
     assert "## Operating point and ranking (test split)" in text
     assert "| riloff | lstm | 0.250 | 0.500 ± 0.000 | 1.000 ± 0.000 | 0.400 |" in text

@@ -11,9 +11,10 @@ from sklearn.metrics import confusion_matrix
 
 from experiments.cli import main
 from experiments.reports.figures import markdown_to_html
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import history_csv
+from experiments.runs.one.outputs import history_csv
 from experiments.studies.experiment import Cell, Reference
 from experiments.studies.reproduce import aggregate
 
@@ -51,10 +52,10 @@ def fake_results(tmp_path):
         cells.append(aggregate(cell, [m for m, _ in made], [str(r) for r in runs], [0, 1]))
     gone = Cell("other", "lstm", (Reference("iSarcasm impl.", "f1_sarcastic", 0.4),))
     cells.append(aggregate(gone, [{"test": {"f1_sarcastic": 0.3, "f1_macro": 0.5}}], [str(tmp_path / "gone")], [0]))
-    result = {"experiment": "toy", "title": "Toy table", "source": "tests", "seeds": [0, 1], "git_commit": "abc",
-              "wall_seconds": 10, "compute_seconds": 8, "cells": cells}
+    result = Result("table", "toy", cells, {"title": "Toy table", "source": "tests", "seeds": [0, 1],
+                                            "git_commit": "abc", "wall_seconds": 10, "compute_seconds": 8})
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "toy.json").write_text(json.dumps(result))
+    (tmp_path / "results" / "toy.json").write_text(json.dumps(result.to_dict()))
     return result, matrices
 
 
@@ -102,9 +103,9 @@ def test_cross_results_get_a_heatmap_per_model(tmp_path):
     cells = [{"model": model, "train_corpus": a, "test_corpus": b, "seeds": [0], "runs": [],
               "metrics": {m: {"mean": 0.5, "std": 0.1, "values": [0.5]} for m in ("f1_sarcastic", "f1_macro")}}
              for model in ("lstm", "cnn") for a in corpora for b in corpora]
-    result = {"experiment": "cross", "kind": "cross", "title": "Cross", "models": ["lstm", "cnn"], "corpora": corpora,
-              "seeds": [0], "git_commit": "abc", "wall_seconds": 1, "cells": cells}
-    (tmp_path / "cross.json").write_text(json.dumps(result))
+    result = Result("cross", "cross", cells, {"title": "Cross", "models": ["lstm", "cnn"], "corpora": corpora,
+                                              "seeds": [0], "git_commit": "abc", "wall_seconds": 1})
+    (tmp_path / "cross.json").write_text(json.dumps(result.to_dict()))
     outcome = CliRunner().invoke(main, ["report", "cross", "--results-dir", str(tmp_path), "--html"])
     assert outcome.exit_code == 0, outcome.output
     assert "| alpha | **0.500 ± 0.100** | 0.500 ± 0.100 |" in unpadded(outcome.output)
@@ -124,9 +125,10 @@ def test_a_cross_heatmap_draws_each_columns_floors_under_the_models_rows(tmp_pat
               "metrics": {m: {"mean": 0.5, "std": 0.1, "values": [0.5]} for m in ("f1_sarcastic", "f1_macro")}}
              for b in corpora]
     floors = {c: constant_floors(share) for c, share in shares.items()}
-    result = {"experiment": "cross", "kind": "cross", "models": ["cnn"], "corpora": corpora, "train_corpora": ["alpha"],
-              "seeds": [0], "cells": cells, "all_sarcastic": {c: f["all_sarcastic"] for c, f in floors.items()},
-              "majority": {c: f["majority"] for c, f in floors.items()}}
+    before_floors = {"models": ["cnn"], "corpora": corpora, "train_corpora": ["alpha"], "seeds": [0]}
+    result = Result("cross", "cross", cells, {**before_floors,
+                                              "all_sarcastic": {c: f["all_sarcastic"] for c, f in floors.items()},
+                                              "majority": {c: f["majority"] for c, f in floors.items()}})
     panels = []
     save = plots._save
 
@@ -143,7 +145,7 @@ def test_a_cross_heatmap_draws_each_columns_floors_under_the_models_rows(tmp_pat
         assert grid[0].tolist() == [0.5, 0.5]
         assert grid[1].tolist() == [pytest.approx(floors[c]["all_sarcastic"][metric]) for c in corpora]
         assert grid[2].tolist() == [pytest.approx(floors[c]["majority"][metric]) for c in corpora]
-    del result["all_sarcastic"], result["majority"]  # results saved before the floors: the models' rows alone
+    result = Result("cross", "cross", cells, before_floors)  # results saved before the floors: the models' rows alone
     panels.clear()
     plots.cross_heatmap(result, "cnn", tmp_path / "heatmap-cnn.png")
     assert [labels for _, _, labels in panels] == [["alpha"], ["alpha"]]
@@ -183,10 +185,10 @@ def test_a_cell_whose_every_run_failed_is_reported_as_failed_not_drawn_or_left_o
 
     cell = aggregate(Cell("toy", "cnn"), [], [], [0])
     cell["failed_runs"] = [{"seed": 0, "fold": None, "run": "r", "reason": "non-finite loss (nan) in epoch 1"}]
-    result = {"experiment": "failed", "title": "Failed", "source": "tests", "seeds": [0], "git_commit": "abc",
-              "wall_seconds": 1, "compute_seconds": 0, "cells": [cell]}
+    result = Result("table", "failed", [cell], {"title": "Failed", "source": "tests", "seeds": [0], "git_commit": "abc",
+                                                "wall_seconds": 1, "compute_seconds": 0})
     (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "failed.json").write_text(json.dumps(result))
+    (tmp_path / "results" / "failed.json").write_text(json.dumps(result.to_dict()))
     outcome = CliRunner().invoke(main, ["report", "failed", "--results-dir", str(tmp_path / "results"), "--html"])
     assert outcome.exit_code == 0, outcome.output
     assert "1 of 1 seeds failed: non-finite loss (nan) in epoch 1; no mean" in outcome.output

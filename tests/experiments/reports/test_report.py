@@ -6,6 +6,7 @@ import pytest
 from markdown_tables import cells, tables, unpadded
 
 from experiments.reports.table import comparison_markdown, markdown_report, results_csv
+from experiments.results.schema import Result
 from experiments.studies.experiment import Cell, Reference
 from experiments.runs.one.metrics import per_class_scores
 from experiments.studies.reproduce import aggregate
@@ -16,9 +17,9 @@ def result_with(values, references, note="a data note"):
     cell = Cell("riloff", "lstm", tuple(references), note)
     metrics = [{"test": {"f1_sarcastic": v, "f1_macro": v + 0.1, "precision_sarcastic": 0.5}, "selected_epoch": 3,
                 "train_seconds": 10.0} for v in values]
-    return {"experiment": "t", "title": "T", "source": "S", "seeds": list(range(len(values))), "git_commit": "abc",
-            "wall_seconds": 3725, "compute_seconds": 60,
-            "cells": [aggregate(cell, metrics, ["d"] * len(values), list(range(len(values))))]}
+    return Result("table", "t", [aggregate(cell, metrics, ["d"] * len(values), list(range(len(values))))],
+                  {"title": "T", "source": "S", "seeds": list(range(len(values))), "git_commit": "abc",
+                   "wall_seconds": 3725, "compute_seconds": 60})
 
 
 def test_rows_compare_each_reference_in_its_own_metric():
@@ -55,7 +56,7 @@ def test_cells_far_from_the_implementation_are_flagged_with_their_note():
                                           ({"epochs": 30, "max_train": 50}, False),  # an experiment file's cap
                                           ({"epochs": 2, "max_train": None}, False)])
 def test_a_quick_runs_report_says_it_is_a_smoke_run_and_flags_nothing(train, smoke):
-    result = {**result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]), "train": train}
+    result = result_with([0.0], [Reference("iSarcasm impl.", "f1_sarcastic", 0.66)]).updated(train=train)
     text = unpadded(markdown_report(result))
     assert ("**Smoke run** (`--quick`: 2 epoch(s) on at most 600 training texts)" in text) == smoke
     assert ("not comparable" in text) == smoke
@@ -91,8 +92,8 @@ def test_per_class_rows_average_each_class_over_the_runs():
 
 
 def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
-    base, variant = result_with([0.60, 0.70, 0.65], []), result_with([0.70, 0.50, 0.80], [])
-    base["experiment"], variant["experiment"] = "dialogue", "dialogue-context-all"
+    base = result_with([0.60, 0.70, 0.65], []).updated(experiment="dialogue")
+    variant = result_with([0.70, 0.50, 0.80], []).updated(experiment="dialogue-context-all")
     for result in (base, variant):  # the same folds and seeds, listed in different orders
         runs = [f"runs/{result['experiment']}/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
         result["cells"][0]["runs"] = runs if result is base else runs[::-1]
@@ -109,10 +110,10 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     extra = {**variant["cells"][0], "runs": [*variant["cells"][0]["runs"], "runs/x/riloff/lstm/fold-1/seed-1"],
              "metrics": {"f1_sarcastic": {"mean": 0.75, "std": 0.1, "values": [0.7, 0.5, 0.8, 1.0]}}}
     assert "| 0.650 ± 0.050 | 0.750 ± 0.100 | +0.100 | +0.017 | 2/3 |" in unpadded(
-        comparison_markdown(base, {**variant, "cells": [extra]}))
+        comparison_markdown(base, variant.updated(cells=[extra])))
     # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
     failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
-    text = unpadded(comparison_markdown(base, {**variant, "cells": [failed]}))
+    text = unpadded(comparison_markdown(base, variant.updated(cells=[failed])))
     assert ("| riloff | lstm | — | 3 run(s), nothing to compare with | 1 of 1 seeds failed: non-finite loss; "
             "no mean | | | |") in text
     variant["cells"][0]["model"] = "cnn"
@@ -126,15 +127,15 @@ def fidelity_file(folder, name, deltas):
     """A fidelity results file of ``name`` whose cells moved F1 by ``deltas`` (authors' code, grid rule alone)."""
     import json
 
-    from experiments.reports.results import stamped
+    from experiments.results.schema import Result
 
     cells = [{"corpus": "riloff", "model": f"m{i}", "paper": {"f1_sarcastic": 0.3}, "protocols": {},
               "ablation": {"authors-code": {"pairs": 3, "mean_delta": code, "higher_in": 2},
                            "as-written+grid": {"pairs": 3, "mean_delta": grid, "higher_in": 2}}}
              for i, (code, grid) in enumerate(deltas)]
-    result = stamped({"kind": "fidelity", "experiment": f"{name}-fidelity", "title": "F", "corpus": "riloff",
-                      "sources": {"as-written": name}, "git_commit": "abc", "cells": cells})
-    (folder / f"{name}-fidelity.json").write_text(json.dumps(result))
+    result = Result("fidelity", f"{name}-fidelity", cells, {"title": "F", "corpus": "riloff",
+                                                           "sources": {"as-written": name}, "git_commit": "abc"})
+    (folder / f"{name}-fidelity.json").write_text(json.dumps(result.to_dict()))
 
 
 def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured_range(tmp_path):
@@ -150,11 +151,11 @@ def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured
     assert "(3 cells, 3 paired seeds each)" in measured and "\n" not in measured
     assert "F1 by -0.010 to +0.170, its threshold rule alone by +0.050 to +0.200." in measured
     # a variant, a rule applied afterwards, or a table without the paper's F1 gets no note
-    assert protocol_note({**result, "train": {"selection": "grid", "batching": "class-ratio"}}, tmp_path) == ""
-    assert protocol_note({**result, "selection": "grid"}, tmp_path) == ""
+    assert protocol_note(result.updated(train={"selection": "grid", "batching": "class-ratio"}), tmp_path) == ""
+    assert protocol_note(result.updated(selection="grid"), tmp_path) == ""
     assert protocol_note(result_with([0.2], [Reference("published", "f1_macro", 0.7)]), tmp_path) == ""
     # a benchmark's cells hold references of another shape (rows of models): no note, and no KeyError
-    benchmark = {"kind": "benchmark", "experiment": "benchmark-m", "cells": [{"references": [{"model": "majority"}]}]}
+    benchmark = Result("benchmark", "benchmark-m", [{"references": [{"model": "majority"}]}])
     assert protocol_note(benchmark, tmp_path) == ""
     # fidelity results made from other results are not read as this table's
     fidelity_file(tmp_path, "other", [(0.5, 0.5)])
@@ -226,8 +227,8 @@ def test_results_on_another_test_set_are_never_set_beside_the_paper_and_their_re
     from experiments.reports.fidelity import protocol_note
 
     published = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
-    diagnostic = {**published, "experiment": "t-test-texts-authors-length-rules",
-                  "train": {"test_texts": "authors-length-rules"}}
+    diagnostic = published.updated(experiment="t-test-texts-authors-length-rules",
+                                   train={"test_texts": "authors-length-rules"})
     for base, other in ((published, diagnostic), (diagnostic, published)):  # paired, said to be a diagnostic
         text = comparison_markdown(base, other)
         assert ("**A diagnostic:** 't-test-texts-authors-length-rules' scores another test set (--test-texts "
@@ -267,14 +268,12 @@ def test_the_sign_flip_test_counts_every_sign_pattern():
 
 def test_a_comparison_pools_the_cells_seed_by_seed_with_a_sign_flip_test():
     def result(name, values_by_model):
-        out = result_with(values_by_model["lstm"], [])
-        out["experiment"] = name
         cells = []
         for model, values in values_by_model.items():
             cell = {**result_with(values, [])["cells"][0], "model": model}
             cell["run_ids"] = [{"seed": seed, "fold": None} for seed in range(len(values))]
             cells.append(cell)
-        return {**out, "cells": cells}
+        return result_with(values_by_model["lstm"], []).updated(experiment=name, cells=cells)
 
     base = result("k", {"lstm": [0.60, 0.70, 0.65], "cnn": [0.50, 0.55, 0.52]})
     variant = result("k-context-all", {"lstm": [0.62, 0.74, 0.64], "cnn": [0.56, 0.57, 0.55]})

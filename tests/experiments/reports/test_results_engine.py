@@ -4,15 +4,16 @@ file made before (no engine recorded: the exact one) under a plain name is passe
 import json
 import logging
 
-from experiments.reports.results import ResultsFiles, engine_mismatch, stamped
+from experiments.results.files import ResultsFiles, engine_mismatch
+from experiments.results.schema import Result
 
 
 def write(folder, name, train):
     folder.mkdir(exist_ok=True)
-    result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0], "git_commit": "c",
-                      "command": f"isarcasm reproduce {name}", "cells": [], **({"train": train} if train is not None
-                                                                                else {})})
-    (folder / f"{name}.json").write_text(json.dumps(result))
+    result = Result("table", name, [], {"title": name, "source": "S", "seeds": [0], "git_commit": "c",
+                                        "command": f"isarcasm reproduce {name}",
+                                        **({"train": train} if train is not None else {})})
+    (folder / f"{name}.json").write_text(json.dumps(result.to_dict()))
     return result
 
 

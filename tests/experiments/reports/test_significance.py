@@ -10,7 +10,7 @@ from experiments.reports.significance import (
     mcnemar,
     paired_bootstrap,
 )
-from experiments.runs.one.store import read_predictions
+from experiments.runs.one.outputs import read_predictions
 from preprocessing.errors import DataError, IsarcasmError
 
 

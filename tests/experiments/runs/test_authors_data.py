@@ -9,7 +9,7 @@ from toy_corpus import train_toy, write_corpus
 
 from experiments.runs.one.protocol import TrainConfig, experiment_name, make_splits
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import read_predictions
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash, run_inputs
 from experiments.studies.fidelity import ELEMENTS as ELEMENT_RESULTS
 from preprocessing.corpora import load_corpus

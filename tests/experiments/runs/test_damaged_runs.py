@@ -134,7 +134,7 @@ def test_a_file_that_is_not_a_keras_model_is_refused_in_one_line(store):
 def test_every_keras_load_uses_safe_mode_and_nothing_unpickles():
     """A source scan: the one place that loads .keras files passes safe_mode=True, and no code
     calls pickle, np.load with allow_pickle, torch.load or joblib, except the one joblib load of a
-    scikit-learn entrant's estimator, which checks the file's recorded sha256 first (store.py)."""
+    scikit-learn entrant's estimator, which checks the file's recorded sha256 first (outputs.py)."""
     sources = [p for folder in ("baselines", "embeddings", "experiments", "preprocessing")
                for p in (ROOT / folder).rglob("*.py")]
     loads = [(p, line) for p in sources for line in p.read_text().splitlines() if "load_model(" in line
@@ -144,8 +144,8 @@ def test_every_keras_load_uses_safe_mode_and_nothing_unpickles():
                            r"\bKeyedVectors\.load\(|\bmarshal\.loads?\(")
     hits = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in sources for line in p.read_text().splitlines()
             if forbidden.search(line) and not line.lstrip().startswith("#")]
-    assert hits == ["experiments/runs/one/store.py: return joblib.load(path)"], hits
-    guarded = (ROOT / "experiments/runs/one/store.py").read_text()
+    assert hits == ["experiments/runs/one/outputs.py: return joblib.load(path)"], hits
+    guarded = (ROOT / "experiments/runs/one/outputs.py").read_text()
     assert guarded.index("content_sha256(path) != saved.get") < guarded.index("joblib.load(path)")
 
 

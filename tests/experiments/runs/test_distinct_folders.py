@@ -3,14 +3,14 @@ import pytest
 
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.many.scheduler import RunTask, require_distinct_folders, run_tasks
-from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import RunStore
+from experiments.runs.one.spec import RunPlace, RunSpec
+from experiments.runs.one.store import run_dir
 from preprocessing.errors import IsarcasmError
 
 
 def task(root, corpus, seed=0):
     spec = RunSpec(corpus, "cnn", seed, TrainConfig())
-    return RunTask(spec, RunStore(root).place("cross", spec), root)
+    return RunTask(spec, RunPlace(run_dir(root, "cross", corpus, "cnn", seed)), root)
 
 
 def test_two_files_of_one_stem_are_refused_before_anything_is_trained(tmp_path):

@@ -12,6 +12,7 @@ from toy_corpus import write_corpus
 from embeddings.vectors import load_vectors
 from experiments.cli import main
 from experiments.reports.table import markdown_report
+from experiments.results.schema import Result
 from experiments.runs.one.metrics import NonFinite, score
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.many.scheduler import RunTask, produce
@@ -104,13 +105,13 @@ def test_a_study_reports_the_failed_seed_and_averages_the_others(corpus_file, tm
     assert cell["metrics"]["f1_sarcastic"]["values"] == [finished.metrics["test"]["f1_sarcastic"]]
     assert [f["seed"] for f in cell["failed_runs"]] == [1] and cell["runs"] == [str(tmp_path / "seed-0")]
     assert "(1 of 2 seeds failed: non-finite loss" in cell_line(cell)
-    result = {"title": "t", "source": "s", "seeds": [0, 1], "git_commit": "abc", "wall_seconds": 1,
-              "compute_seconds": 1, "experiment": "t", "cells": [cell]}
+    result = Result("table", "t", [cell], {"title": "t", "source": "s", "seeds": [0, 1], "git_commit": "abc",
+                                           "wall_seconds": 1, "compute_seconds": 1})
     assert "1 of 2 seeds failed: non-finite loss" in markdown_report(result)
     # A cell whose every seed failed says so and shows no number.
     none = summarise_cell(Cell(str(corpus_file), "cnn"), dataset, [failed], tasks[1:], [1], FAST)
     assert none["metrics"] == {} and "1 of 1 seeds failed" in cell_line(none)
-    assert "1 of 1 seeds failed: non-finite loss" in markdown_report({**result, "cells": [none]})
+    assert "1 of 1 seeds failed: non-finite loss" in markdown_report(result.updated(cells=[none]))
 
 
 

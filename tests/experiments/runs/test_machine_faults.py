@@ -18,7 +18,8 @@ from toy_corpus import train_toy, write_corpus
 
 from experiments.cli import main
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import write_result_files
+from experiments.results.files import write_result_files
+from experiments.results.schema import Result
 from preprocessing.corpora import load_corpus
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds an fd's file in /proc")
@@ -66,11 +67,11 @@ def left_in(folder: Path) -> list[str]:
 
 def test_a_results_set_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     root = tmp_path / "results"
-    write_result_files({"experiment": "t", "n": 1}, root, "a,b\n", "# old\n")
+    write_result_files(Result("table", "t", [], {"n": 1}), root, "a,b\n", "# old\n")
     before = {name: (root / name).read_text() for name in ("t.json", "t.csv", "t.md")}
     full_disk_under(monkeypatch, root, "t.md")  # the json and csv are written, the markdown is not
     with pytest.raises(OSError) as raised:
-        write_result_files({"experiment": "t", "n": 2}, root, "a,b\nnew\n", "# new\n")
+        write_result_files(Result("table", "t", [], {"n": 2}), root, "a,b\nnew\n", "# new\n")
     assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(root / "t.md")
     assert [f for f in left_in(root) if f != ".t.lock"] == ["t.csv", "t.json", "t.md"]  # no temporary file, nothing in previous/
     assert {name: (root / name).read_text() for name in before} == before

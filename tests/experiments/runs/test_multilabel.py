@@ -10,7 +10,7 @@ from baselines import build_model
 from experiments.runs.one.inference import evaluate_run, load_run
 from experiments.runs.one.metrics import classification_metrics, multilabel_metrics, score
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import read_predictions
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import targets
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError

@@ -14,7 +14,8 @@ from toy_corpus import write_corpus, train_toy
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import read_predictions, run_dir
+from experiments.runs.one.store import run_dir
+from experiments.runs.one.outputs import read_predictions
 from preprocessing.corpora import load_corpus
 from locations import ROOT
 

@@ -15,17 +15,11 @@ from click.testing import CliRunner
 
 from experiments.cli import main
 from experiments.reports.figures import precision_recall
-from experiments.reports.results import COMMITTED, load_results
+from experiments.results.files import COMMITTED, load_results
 from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import (
-    RunState,
-    is_finished,
-    read_config,
-    read_metrics,
-    read_predictions,
-    run_state,
-)
+from experiments.runs.one.store import RunState, is_finished, read_config, read_metrics, run_state
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.trajectory import Trajectory, load_record, save_record
 from preprocessing.errors import IsarcasmError
 
@@ -208,7 +202,7 @@ def test_the_committed_results_all_load(tmp_path):
                                         ("2,0.5,nan", "history.csv:3: loss nan is not a finite number"),
                                         ("2,0.5,lots", "history.csv:3: loss 'lots' is not a number")])
 def test_a_history_value_that_is_no_score_is_refused_not_drawn(run, row, shown):
-    from experiments.runs.one.store import read_history
+    from experiments.runs.one.outputs import read_history
 
     (run / "history.csv").write_text("epoch,f1,loss\n1,0.25,0.7\n")
     assert list(read_history(run)["f1"]) == [0.25]

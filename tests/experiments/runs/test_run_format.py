@@ -13,7 +13,7 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.one.inference import load_run
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import read_predictions
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash
 from preprocessing.corpora import load_corpus
 from experiments.runs.one.spec import RunSpec
@@ -55,7 +55,7 @@ def test_an_old_run_loads_and_predicts_what_it_predicted_then(old_store):
 def test_predictions_are_one_row_per_test_text_when_written_and_when_read(tmp_path):
     """An id holding a TAB or a line break is refused before it is written; a predictions.tsv with more
     (or fewer) rows than the run's test texts is refused when read, naming the run folder."""
-    from experiments.runs.one.store import predictions_tsv
+    from experiments.runs.one.outputs import predictions_tsv
     from preprocessing.errors import IsarcasmError
 
     gold, probabilities = np.eye(2)[[1, 0]], np.array([[0.2, 0.8], [0.6, 0.4]])

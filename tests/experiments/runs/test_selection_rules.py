@@ -18,7 +18,8 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.runs.one.metrics import best_threshold
 from experiments.runs.one.protocol import RULES, TrainConfig
-from experiments.runs.one.store import EPOCHS, read_predictions, weights_file
+from experiments.runs.one.store import EPOCHS, weights_file
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.trajectory import (
     AUTHORS_GRID,
     Trajectory,

@@ -18,7 +18,8 @@ from experiments.runs.entrants.registry import plan_run, score_run
 from experiments.runs.entrants.estimators import load_estimator
 from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.spec import RunPlace, RunSpec
-from experiments.runs.one.store import read_predictions, run_dir
+from experiments.runs.one.store import run_dir
+from experiments.runs.one.outputs import read_predictions
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import IsarcasmError
 from locations import ROOT

@@ -6,13 +6,15 @@ import stat
 import pytest
 
 from experiments.runs.one.provenance import recorded_config_hash
-from experiments.runs.one.store import RunWriter, is_finished, run_dir, write_json, write_result_files
+from experiments.runs.one.store import RunWriter, is_finished, recorded_hash, run_dir, write_json
+from experiments.results.files import write_result_files
+from experiments.results.schema import Result
 from preprocessing.errors import IsarcasmError
 
 
-#: Three configurations by their hashes: a finished run's config.json hashes to the hash its run records.
-CONFIGS = {recorded_config_hash(config): config for config in ({"corpus": "x"}, {"corpus": "y"}, {"corpus": "z"})}
-ABC, DEF, HASH = CONFIGS
+#: Four configurations by their hashes: a finished run's config.json hashes to the hash its run records.
+CONFIGS = {recorded_config_hash(config): config for config in ({"corpus": corpus} for corpus in "xyzw")}
+ABC, DEF, HASH, GHI = CONFIGS
 
 
 def finish(writer: RunWriter, config_hash: str) -> None:
@@ -64,9 +66,9 @@ def test_aborted_run_leaves_nothing(tmp_path):
 
 
 def test_results_of_an_earlier_invocation_are_kept_not_replaced(tmp_path, capsys):
-    first = write_result_files({"experiment": "t", "wall_seconds": 3600}, tmp_path, "a,b\n", "# first\n")
+    first = write_result_files(Result("table", "t", [], {"wall_seconds": 3600}), tmp_path, "a,b\n", "# first\n")
     assert [p.name for p in first] == ["t.json", "t.csv", "t.md"]
-    write_result_files({"experiment": "t", "wall_seconds": 5}, tmp_path, "a,b\n", "# second\n")
+    write_result_files(Result("table", "t", [], {"wall_seconds": 5}), tmp_path, "a,b\n", "# second\n")
     kept = sorted((tmp_path / "previous").iterdir())
     assert [p.suffix for p in kept] == [".csv", ".json", ".md"] and all(p.stem.startswith("t-") for p in kept)
     assert json.loads(next(p for p in kept if p.suffix == ".json").read_text())["wall_seconds"] == 3600
@@ -82,7 +84,7 @@ def test_under_q_the_moved_results_line_is_not_printed(tmp_path, capsys):
     root.setLevel(logging.ERROR)  # what -q sets: results and errors only
     try:
         for _ in range(2):
-            write_result_files({"experiment": "t"}, tmp_path, None, "# t\n")
+            write_result_files(Result("table", "t", []), tmp_path, None, "# t\n")
     finally:
         root.setLevel(level)
     assert (tmp_path / "previous").is_dir() and capsys.readouterr().err == ""
@@ -151,7 +153,7 @@ def _claim_and_touch(target: str, flag: str) -> None:
 def test_predictions_name_the_sarcastic_probability_as_everywhere_and_old_files_still_read(tmp_path):
     import numpy as np
 
-    from experiments.runs.one.store import predictions_tsv, read_predictions
+    from experiments.runs.one.outputs import predictions_tsv, read_predictions
 
     text = predictions_tsv(["a", "b"], np.eye(2), np.array([[0.9, 0.1], [0.2, 0.8]]), False)
     assert text.splitlines()[0] == "id\tgold\tp_not_sarcastic\tp_sarcastic"
@@ -168,25 +170,24 @@ def test_one_lookup_tells_a_finished_a_failed_and_a_missing_run_apart(tmp_path):
 
     FINISHED, FAILED, DAMAGED, MISSING = RunState.FINISHED, RunState.FAILED, RunState.DAMAGED, RunState.MISSING
 
-    own, twin, failed, damaged = (tmp_path / name for name in ("own", "twin", "failed", "damaged"))
-    writer = RunWriter(twin, ABC)
+    own, other, failed, damaged = (tmp_path / name for name in ("own", "other", "failed", "damaged"))
+    writer = RunWriter(other, ABC)
     finish(writer, ABC)
     writer.commit()
     write_json(failed / "failed.json", {"config_hash": ABC, "failed": "non-finite loss"})
     write_json(damaged / "metrics.json", {"config_hash": ABC})  # no model, no config
-    assert [run_state(p, ABC) for p in (own, twin, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
-    assert run_state(twin, "other") == MISSING and run_state(failed) == FAILED
+    assert [run_state(p, ABC) for p in (own, other, failed, damaged)] == [MISSING, FINISHED, FAILED, DAMAGED]
+    assert run_state(other, "other") == MISSING and run_state(failed) == FAILED
     # a finished run anywhere comes before a failed one (an outcome, not "missing"), and either before none
     lookup = RunStore.lookup
-    assert lookup(RunPlace(own, (failed, twin)), ABC) == RunResult(twin, {"config_hash": ABC}, skipped=True)
-    found = lookup(RunPlace(own, (damaged, failed)), ABC)
+    assert lookup(RunPlace(failed, other), ABC) == RunResult(other, {"config_hash": ABC}, skipped=True)
+    found = lookup(RunPlace(damaged, failed), ABC)
     assert found.directory == failed and found.failure == "non-finite loss" and found.skipped
-    assert lookup(RunPlace(own, (twin,)), "other") is None and lookup(RunPlace(own), ABC) is None
-    assert lookup(RunPlace(own, (twin,))).directory == twin  # any configuration
+    assert lookup(RunPlace(own, other), "other") is None and lookup(RunPlace(own), ABC) is None
     # what a study reuses: the folder of a finished run only (a failed one is trained again, to report its failure)
-    assert RunStore.finished(RunPlace(own, (failed, twin)), ABC) == twin
-    assert RunStore.finished(RunPlace(own, (damaged, failed)), ABC) is None
-    assert RunStore.finished(RunPlace(own, (twin,)), "other") is None and RunStore.finished(RunPlace(own, (twin,))) == twin
+    assert RunStore.finished(RunPlace(failed, other), ABC) == other
+    assert RunStore.finished(RunPlace(damaged, failed), ABC) is None
+    assert RunStore.finished(RunPlace(own, other), "other") is None
 
 
 def finished_metrics(writer: RunWriter) -> dict:
@@ -199,7 +200,7 @@ def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_p
     from experiments.runs.one.spec import RunPlace
     from experiments.runs.one.store import RunStore
 
-    place, calls = RunPlace(tmp_path / "exp" / "seed-0", (tmp_path / "twin" / "seed-0",)), []
+    place, calls = RunPlace(tmp_path / "exp" / "seed-0"), []
 
     def write(writer):
         calls.append(writer.staging)
@@ -215,13 +216,34 @@ def test_produce_writes_a_run_once_then_finds_it_and_force_writes_it_again(tmp_p
         RunStore.produce(place, DEF, write)
 
 
-def test_produce_reuses_a_twin_without_touching_its_own_folder(tmp_path):
-    from experiments.runs.one.spec import RunPlace
-    from experiments.runs.one.store import RunStore
+def test_a_run_is_placed_by_its_hash_never_by_its_folder(tmp_path):
+    """The store finds a run of the same configuration hash in any experiment's folder (a finished one before a
+    failed one); a run of other settings in the run's own folder is neither reused nor overwritten silently."""
+    from experiments.runs.one.spec import RunPlace, RunSpec
+    from experiments.runs.one.store import FAILED, RunStore
 
-    twin = RunStore.produce(RunPlace(tmp_path / "twin" / "seed-0"), ABC, finished_metrics).directory
-    found = RunStore.produce(RunPlace(tmp_path / "exp" / "seed-0", (twin,)), ABC, finished_metrics)
-    assert found.directory == twin and found.skipped and not (tmp_path / "exp").exists()
+    store = RunStore(tmp_path)
+    spec = RunSpec("x", "cnn", 0)
+    quick, full = (RunStore.produce(store.place(name, spec, config_hash), config_hash, finished_metrics).directory
+                   for name, config_hash in (("table7", DEF), ("cross", ABC)))
+    write_json(run_dir(tmp_path, "broken", "x", "cnn", 1) / FAILED, {"config_hash": HASH, "failed": "non-finite loss"})
+    RunStore.produce(RunPlace(tmp_path / ".reference" / "x" / "cnn" / "seed-0"), GHI, finished_metrics)  # hidden
+    place = store.place("table7", spec, ABC)
+    assert place.directory == quick and place.found == full
+    reused = RunStore.produce(place, ABC, lambda writer: pytest.fail("a run of the same hash was trained"))
+    assert reused.directory == full and reused.skipped and recorded_hash(quick) == DEF  # the other run is untouched
+    assert store.place("table7", spec, DEF).found is None  # its own folder holds it
+    assert store.place("new", RunSpec("x", "cnn", 1), HASH).found == run_dir(tmp_path, "broken", "x", "cnn", 1)
+    written = RunStore.produce(store.place("later", RunSpec("x", "cnn", 1), HASH), HASH, finished_metrics, force=True)
+    assert written.directory == run_dir(tmp_path, "later", "x", "cnn", 1) and not written.skipped
+    assert store.place("new", RunSpec("x", "cnn", 1), HASH).found == written.directory  # finished before failed,
+    # found by the same store: a run written after the store was first asked (another experiment of one invocation)
+    missing = store.place("table7", spec, GHI)
+    assert missing.found is None  # the materialised reference runs are not the store's (Settings.place asks the set)
+    with pytest.raises(IsarcasmError, match=r"table7/x/cnn/seed-0 already holds a finished run of other settings.*"
+                                            r"--output-dir, or --name.*--force"):
+        RunStore.produce(missing, GHI, finished_metrics)
+    assert recorded_hash(quick) == DEF
 
 
 def test_produce_aborts_on_an_error_and_names_the_run_not_its_staging_folder(tmp_path):

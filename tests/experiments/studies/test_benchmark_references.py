@@ -11,7 +11,8 @@ from toy_corpus import write_corpus
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
 from experiments.runs.entrants.registry import recorded_costs
-from experiments.runs.one.store import read_predictions, run_dir
+from experiments.runs.one.store import run_dir
+from experiments.runs.one.outputs import read_predictions
 
 pytestmark = pytest.mark.usefixtures("clean_entrants")  # the entrant registry is left as found
 RUNS = "table7-epochs-1-embeddings-random"  # the store folder of table7 runs under --epochs 1 --embeddings random

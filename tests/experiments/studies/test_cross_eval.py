@@ -14,8 +14,11 @@ from experiments.cli import main
 from experiments.reports.cross import cross_csv, cross_markdown
 from experiments.reports.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
+from experiments.results.files import load_results
+from experiments.results.schema import Result
 from experiments.runs.one.protocol import TrainConfig
-from experiments.runs.one.store import read_predictions, run_dir
+from experiments.runs.one.store import run_dir
+from experiments.runs.one.outputs import read_predictions
 from experiments.studies import cross_eval
 from preprocessing.corpora import load_corpus
 
@@ -192,9 +195,10 @@ def synthetic(scores: dict, corpora: list[str], floors: dict | None) -> dict:
 
     cells = [{"model": m, "train_corpus": a, "test_corpus": b, "seeds": [0], "runs": [],
               "metrics": {"f1_sarcastic": stats(v), "f1_macro": stats(v / 2)}} for (m, a, b), v in scores.items()]
-    return {"title": "Cross", "experiment": "cross", "models": list(dict.fromkeys(m for m, _, _ in scores)),
-            "corpora": corpora, "train_corpora": list(dict.fromkeys(a for _, a, _ in scores)), "seeds": [0],
-            "git_commit": "abc", "wall_seconds": 1, "cells": cells, **({"all_sarcastic": floors} if floors else {})}
+    return Result("cross", "cross", cells, {
+        "title": "Cross", "models": list(dict.fromkeys(m for m, _, _ in scores)), "corpora": corpora,
+        "train_corpora": list(dict.fromkeys(a for _, a, _ in scores)), "seeds": [0], "git_commit": "abc",
+        "wall_seconds": 1, **({"all_sarcastic": floors} if floors else {})})
 
 
 def test_the_report_summarises_in_domain_against_out_of_domain():
@@ -212,15 +216,16 @@ def test_the_report_summarises_in_domain_against_out_of_domain():
     mean_over_models = text.split("## Mean over the 2 models: sarcastic-class F1")[1]
     assert "| a | **0.700** | 0.300 |" in mean_over_models
     assert "| *all sarcastic* | *0.400* | *0.667* |" in mean_over_models
-    result["majority"] = {name: constant_floors(floor["sarcastic_share"])["majority"] for name, floor in floors.items()}
+    result = result.updated(majority={name: constant_floors(floor["sarcastic_share"])["majority"]
+                                      for name, floor in floors.items()})
     macro = unpadded(cross_markdown(result)).split("## Mean over the 2 models: macro-F1")[1]
     assert "| *majority* | *0.429* | *0.333* |" in macro  # a: F1 of the other class 2 * 0.75 / 1.75, halved
     assert "(the higher of the column's *all sarcastic* and *majority* scores for that metric)" in cross_markdown(result)
     assert "Wall time 0 min 01 s. " in text
-    result.update(training_runs=2, compute_seconds=3725)
+    result = result.updated(training_runs=2, compute_seconds=3725)
     assert ("Wall time 0 min 01 s for this invocation; the 2 training runs took 1 h 02 min of training compute"
             in cross_markdown(result))
-    del result["all_sarcastic"], result["majority"]  # results saved before the floors were recorded still print
+    result = synthetic(scores, ["a", "b"], None)  # results saved before the floors were recorded still print
     assert "all sarcastic" not in cross_markdown(result)
     assert "| lstm | 0.700 | 0.450 | 0.350 | 0.225 |" in unpadded(cross_markdown(result))  # and no gain to show
 
@@ -231,7 +236,7 @@ def test_in_domain_against_out_of_domain_is_read_by_the_gain_over_each_columns_f
     scores = {("cnn", "tweets", "tweets"): 0.45, ("cnn", "tweets", "mine"): 0.6}
     floors = {"tweets": constant_floors(0.17), "mine": constant_floors(0.5)}
     result = synthetic(scores, ["tweets", "mine"], {c: f["all_sarcastic"] for c, f in floors.items()})
-    result["majority"] = {c: f["majority"] for c, f in floors.items()}
+    result = result.updated(majority={c: f["majority"] for c, f in floors.items()})
     [row] = [line for line in unpadded(cross_markdown(result)).splitlines() if line.startswith("| cnn |")]
     raw_in, raw_out, gain_in, gain_out, macro_in, macro_out, macro_gain_in, macro_gain_out = \
         [float(part) for part in row.strip("|").split("|")[1:]]
@@ -274,7 +279,7 @@ def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
             writer.writerow([f"m{i}", "monday coffee yeah right" if i % 2 else "monday coffee is fine", i % 2, "test"])
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
     assert result.exit_code == 0, result.output
-    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    saved = load_results(root / "results" / f"cross-{VARIANT}.json")
     assert saved["train_corpora"] == ["alpha"] and saved["corpora"] == ["alpha", "mine"]
     on_mine = cell(saved, "alpha", "mine")
     assert on_mine["metrics"]["f1_sarcastic"]["values"] and not any(c["train_corpus"] == "mine" for c in saved["cells"])
@@ -306,7 +311,7 @@ def test_two_files_with_one_stem_are_two_columns_each_with_its_own_numbers(store
     first, second = write_test_file(tmp_path / "a" / "sub.csv"), write_test_file(tmp_path / "b" / "sub.csv", True)
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{first},{second}")
     assert result.exit_code == 0, result.output
-    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    saved = load_results(root / "results" / f"cross-{VARIANT}.json")
     assert saved["corpora"] == ["alpha", "a/sub", "b/sub"]
     assert saved["files"] == {"alpha": str(alpha), "a/sub": str(first), "b/sub": str(second)}
     for label, path in (("a/sub", first), ("b/sub", second)):
@@ -324,7 +329,7 @@ def test_a_file_named_like_a_corpus_never_takes_the_corpus_name(store, tmp_path)
     mine = write_test_file(tmp_path / "mine" / "riloff.csv")
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
     assert result.exit_code == 0, result.output
-    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    saved = load_results(root / "results" / f"cross-{VARIANT}.json")
     assert saved["corpora"] == ["alpha", "mine/riloff"] and "riloff" not in saved["all_sarcastic"]
     assert saved["all_sarcastic"]["mine/riloff"]["sarcastic_share"] == 0.5
 

@@ -8,7 +8,8 @@ from markdown_tables import tables, unpadded
 
 from experiments.cli import main
 from experiments.reports.elements import elements_markdown
-from experiments.reports.results import ResultsFiles, load_results, stamped
+from experiments.results.files import ResultsFiles, load_results
+from experiments.results.schema import Result
 from experiments.studies.fidelity import ELEMENTS, elements, together_elements
 from preprocessing.errors import IsarcasmError
 
@@ -31,10 +32,10 @@ def table_cell(model, seeds, f1, rates=None, run_ids=None):
 
 
 def write_table(folder, name, cells, train=None):
-    result = stamped({"experiment": name, "title": name, "source": "S", "seeds": [0, 1, 2, 3, 4],
-                      "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}", "cells": cells,
-                      **({"train": {"engine": "fast", **train}} if train else {})})  # made under the default engine
-    (folder / f"{name}.json").write_text(json.dumps(result))
+    result = Result("table", name, cells, {"title": name, "source": "S", "seeds": [0, 1, 2, 3, 4],
+                                           "git_commit": f"commit-of-{name}", "command": f"isarcasm reproduce {name}",
+                                           **({"train": {"engine": "fast", **train}} if train else {})})  # the default engine
+    (folder / f"{name}.json").write_text(json.dumps(result.to_dict()))
 
 
 @pytest.fixture

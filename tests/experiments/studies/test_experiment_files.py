@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli import main
+from experiments.results.schema import Result
 from experiments.studies.experiment import load_experiment
 from preprocessing.errors import IsarcasmError
 from experiments.runs.many.scheduler import LocalExecutor
@@ -78,9 +79,8 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
 
     def fake_run(spec, seeds, settings, **_):
         seen["train"] = settings.train_for(spec.protocol())
-        (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
-        (settings.results_root / "x.md").write_text("report")
-        return {"experiment": "x"}
+        return Result("table", "x", [], {"title": "x", "source": "S", "seeds": [1], "git_commit": "c",
+                                         "wall_seconds": 0, "compute_seconds": 0})
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
     for extra, embeddings in (([], "word2vec"), (["--set", "embeddings=random"], "random")):
@@ -125,9 +125,8 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
     def fake_run(spec, seeds, settings, **_):
         seen["train"] = settings.train_for(spec.protocol())
         seen["name"] = settings.experiment(spec.name, spec.protocol())
-        (settings.results_root / "x.md").parent.mkdir(parents=True, exist_ok=True)
-        (settings.results_root / "x.md").write_text("report")
-        return {"experiment": "x"}
+        return Result("table", "x", [], {"title": "x", "source": "S", "seeds": [1], "git_commit": "c",
+                                         "wall_seconds": 0, "compute_seconds": 0})
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
     path = tmp_path / "settings.toml"

@@ -4,6 +4,7 @@ import hashlib
 import json
 import logging
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,12 +13,16 @@ from click.testing import CliRunner
 from toy_corpus import write_corpus
 
 from experiments.cli import main
+from experiments.results.files import load_results
 from experiments.runs.one.protocol import RULES, TrainConfig
+from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.reference import FORMAT, VERSION, Mismatch, ReferenceSet
 from experiments.runs.one.reference_arrays import PARTS, unpacked
 from experiments.runs.many.scheduler import LocalExecutor
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, read_predictions
+from experiments.runs.one.store import EPOCHS, METRICS, PREDICTIONS, REFERENCE_CACHE, RunStore, is_finished, read_config
+from experiments.runs.one.outputs import read_predictions
+from experiments.runs.one.training import expected_hash
 from experiments.runs.one.trajectory import load_record, run_under
 from experiments.studies.selection import reselect
 from experiments.studies.settings import Corpora, Settings, TrainChoice
@@ -104,28 +109,72 @@ def test_the_one_lookup_of_a_finished_run_prefers_the_local_run(shipped):
     assert read_predictions(fresh.finished("toy", spec(corpus, 1)) / PREDICTIONS).ids[0] == "test0"
 
 
-def test_a_finished_run_of_another_configuration_in_another_experiment_keeps_the_reference_run(shipped, tmp_path):
-    """A --quick run of the same key (another experiment's folder, another configuration) is no reason to
-    train the run the reference set holds."""
+def of_other_settings(run: Path, to: Path) -> Path:
+    """A finished copy of ``run`` at ``to`` whose config.json says it trained one epoch (another configuration
+    hash, recorded in its config.json and metrics.json as training would): a run of other settings."""
+    shutil.copytree(run, to)
+    config = json.loads((to / "config.json").read_text())
+    config = {**config, "train": {**config["train"], "epochs": 1}}
+    config["config_hash"] = recorded_config_hash(config)
+    metrics = json.loads((to / METRICS).read_text())
+    (to / "config.json").write_text(json.dumps(config))
+    (to / METRICS).write_text(json.dumps({**metrics, "config_hash": config["config_hash"]}))
+    assert is_finished(to) and not is_finished(to, metrics["config_hash"])
+    return to
+
+
+def test_a_run_of_other_settings_in_the_cells_folder_is_never_reused_and_never_hides_the_reference_run(shipped,
+                                                                                                       tmp_path):
+    """A --quick run (any other settings) in the very folder of a cell's run: the cell takes the shipped run of
+    its configuration hash, and the other run stays as it was."""
     root, corpus = shipped
-    quick = tmp_path / "store" / "toy-quick" / "toy" / "cnn" / "seed-0"
-    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", quick)
-    metrics = json.loads((quick / METRICS).read_text())
-    (quick / METRICS).write_text(json.dumps({**metrics, "config_hash": "0" * 16}))
-    found = settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 0))
-    assert found == tmp_path / "store" / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"
+    other = of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-0",
+                              tmp_path / "store" / "toy" / "toy" / "cnn" / "seed-0")
+    settings = settings_of(root, tmp_path / "store", root / "ref")
+    assert settings.finished("toy", spec(corpus, 0)) == tmp_path / "store" / REFERENCE_CACHE / "toy/toy/cnn/seed-0"
+    assert settings.finished("toy", replace(spec(corpus, 0), train=replace(FAST, epochs=1))) == other
+    assert is_finished(other, read_config(other)["config_hash"])
+
+
+def test_a_local_run_of_the_cells_hash_in_any_folder_comes_before_the_shipped_one(shipped, tmp_path):
+    root, corpus = shipped
+    local = tmp_path / "store" / "elsewhere" / "toy" / "cnn" / "seed-1"
+    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", local)
+    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", tmp_path / "store" / "toy/toy/cnn/seed-1")
+    assert settings_of(root, tmp_path / "store", root / "ref").finished("toy", spec(corpus, 1)) == local
+    assert not (tmp_path / "store" / REFERENCE_CACHE).exists()  # nothing was materialised
+
+
+def test_a_reproduction_never_mixes_runs_of_other_settings_into_a_cell(shipped, tmp_path, monkeypatch):
+    """Seed 0's folder holds a run of other settings, seed 1's run of the cell's settings is in another
+    experiment's folder: nothing is trained, and every run of the cell has the cell's configuration hash."""
+    root, corpus = shipped
+    store = tmp_path / "store"
+    of_other_settings(root / "runs" / "toy" / "toy" / "cnn" / "seed-0", store / "toy" / "toy" / "cnn" / "seed-0")
+    shutil.copytree(root / "runs" / "toy" / "toy" / "cnn" / "seed-1", store / "elsewhere" / "toy" / "cnn" / "seed-1")
+    monkeypatch.setattr("experiments.runs.one.training._train", lambda *a, **k: pytest.fail("a run was trained"))
+    done = cli(root, "reproduce", str(root / "toy.toml"), "--seeds", "2", "--split-col", "split", "--output-dir",
+               str(store), "--results-dir", str(tmp_path / "results"), "--reference-dir", str(root / "ref"))
+    assert done.exit_code == 0, done.output
+    assert "1 from the shipped reference set" in done.output
+    cell = json.loads((tmp_path / "results" / "toy.json").read_text())["cells"][0]
+    assert cell["runs"] == [str(store / REFERENCE_CACHE / "toy" / "toy" / "cnn" / "seed-0"),
+                            str(store / "elsewhere" / "toy" / "cnn" / "seed-1")]
+    data = Corpora(root, {"split_col": "split"}).load(str(corpus))
+    assert [read_config(Path(run))["config_hash"] for run in cell["runs"]] == \
+        [expected_hash(spec(corpus, seed), data, root) for seed in (0, 1)]
 
 
 def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewhere(shipped):
     root, _ = shipped
-    result = json.loads((root / "results" / "toy.json").read_text())
-    elsewhere = {**result, "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
-                                                        for run in cell["runs"]]} for cell in result["cells"]]}
+    result = load_results(root / "results" / "toy.json")
+    elsewhere = result.updated(cells=[{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
+                                                         for run in cell["runs"]]} for cell in result.cells])
     settings = settings_of(root, root / "report-store", root / "ref")
     rescored = reselect(settings.localised(elsewhere), "grid")
     assert rescored["cells"][0]["metrics"] == reselect(result, "grid")["cells"][0]["metrics"]
     (root / "elsewhere").mkdir()
-    (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere))
+    (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere.to_dict()))
     shown = cli(root, "report", "toy", "--results-dir", str(root / "elsewhere"), "--selection", "last",
                 "--output-dir", str(root / "report-store"), "--reference-dir", str(root / "ref"), "--split-col", "split")
     assert shown.exit_code == 0, shown.output
@@ -138,10 +187,10 @@ def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_
     from preprocessing.errors import IsarcasmError
 
     root, _ = shipped
-    result = json.loads((root / "results" / "toy.json").read_text())
-    older = {**result, "train": {**result["train"], "engine": "exact"},
-             "cells": [{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}" for run in cell["runs"]]}
-                       for cell in result["cells"]]}
+    result = load_results(root / "results" / "toy.json")
+    older = result.updated(train={**result["train"], "engine": "exact"},
+                           cells=[{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
+                                                    for run in cell["runs"]]} for cell in result.cells])
     with pytest.raises(IsarcasmError, match="other settings than this results file"):
         settings_of(root, root / "report-store", root / "ref").localised(older)
 
@@ -403,7 +452,7 @@ def test_an_export_that_would_contradict_or_drop_shipped_runs_is_refused_in_one_
 
 
 def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_results(shipped, tmp_path):
-    from experiments.reports.results import ResultsFiles
+    from experiments.results.files import ResultsFiles
 
     root, _ = shipped
     results_of(root, tmp_path / "here", [0, 1])
@@ -414,7 +463,7 @@ def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_
     files = ResultsFiles(tmp_path / "here", ReferenceSet(root / "ref"), tmp_path / "committed")
     assert files.find("toy")["title"] == "made here" and not files.found
     files = ResultsFiles(tmp_path / "empty", ReferenceSet(root / "ref"), tmp_path / "committed")
-    assert files.find("toy") == json.loads((root / "results" / "toy.json").read_text()) | {"schema_version": 1}
+    assert files.find("toy").to_dict() == json.loads((root / "results" / "toy.json").read_text())
     assert files.find("toy-committed")["experiment"] == "toy-committed" and files.find("toy-none") is None
     assert list(files.found) == ["toy", "toy-committed"] and "ref/toy.json" in files.found["toy"]
     assert ResultsFiles(tmp_path / "empty", None, tmp_path / "committed").find("toy")["experiment"] == "toy"
@@ -431,7 +480,7 @@ def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_
 def test_a_file_that_builds_on_another_records_the_results_that_take_its_place(shipped, tmp_path):
     """Table 7's 10 iSarcasm seeds (seeds 5-9, built on the file of seeds 0-4) take the name's place over the
     5-seed table the other file records; two unrelated files that record different results are refused."""
-    from experiments.reports.results import ResultsFiles
+    from experiments.results.files import ResultsFiles
 
     root, _ = shipped
     shutil.copytree(root / "ref", tmp_path / "set")

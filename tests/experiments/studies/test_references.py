@@ -13,10 +13,12 @@ from toy_corpus import write_corpus, train_toy
 from experiments.cli import main
 from experiments.reports.significance import compare_runs
 from experiments.reports.table import markdown_report
+from experiments.results.schema import Result
 from experiments.runs.one.footprint import COSTS
 from experiments.runs.entrants.registry import TFIDF_LR_GRID, plan_run, score_run, tfidf_lr
 from experiments.runs.one.protocol import TrainConfig, make_splits
-from experiments.runs.one.store import is_finished, read_predictions, run_dir
+from experiments.runs.one.store import is_finished, run_dir
+from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash
 from experiments.studies.cross_eval import Scored
 from experiments.studies.experiment import Cell
@@ -163,14 +165,14 @@ def test_reproduce_references_adds_a_section_and_leaves_the_model_runs_alone(toy
 
 def test_the_report_has_no_reference_section_without_reference_rows():
     cell = aggregate(Cell("riloff", "lstm"), [{"test": {"f1_sarcastic": 0.5, "f1_macro": 0.6}}], ["d"], [0])
-    result = {"experiment": "t", "title": "T", "source": "S", "seeds": [0], "git_commit": "abc", "wall_seconds": 1,
-              "compute_seconds": 1, "cells": [cell]}
+    result = Result("table", "t", [cell], {"title": "T", "source": "S", "seeds": [0], "git_commit": "abc",
+                                           "wall_seconds": 1, "compute_seconds": 1})
     assert "Reference rows" not in markdown_report(result)
     row = aggregate(Cell("riloff", "majority", note="reference row, not from the paper"),
                     [{"test": {"f1_sarcastic": 0.0, "f1_macro": 0.4}}, {"test": {"f1_sarcastic": 0.0, "f1_macro": 0.4}}],
                     ["d", "e"], [0, 1])
     row["entrant"] = {"kind": "reference", "description": "every text labelled the majority class"}
-    result["reference_rows"] = [row]
+    result = result.updated(reference_rows=[row])
     text = unpadded(markdown_report(result))
     assert "| riloff | majority | 0.000 ± 0.000 | 0.400 ± 0.000 |" in text
     assert "- majority: every text labelled the majority class" in text

@@ -1,4 +1,4 @@
-"""Results files carry a schema version and load through one function, which upgrades or refuses them."""
+"""Results files carry a schema version and load through one function, which checks or refuses them."""
 import json
 import math
 import re
@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from experiments.cli import main
 from experiments.reports.kinds import ResultKind, kind_of
-from experiments.reports.results import SCHEMA_VERSION, load_results, stamped, upgrade
+from experiments.results.files import load_results
+from experiments.results.schema import SCHEMA_VERSION
 from preprocessing.errors import IsarcasmError
 from locations import ROOT
 
@@ -28,8 +29,7 @@ def test_every_committed_results_file_loads_and_renders(path):
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
 def test_every_committed_results_file_names_its_kind_and_version(path):
-    """As written, not as loaded (the loader stamps an older file): an older one is upgraded by ``load_results``
-    and written back, numbers unchanged."""
+    """As written: the loader reads no file of an older version."""
     written = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(written["schema_version"], int) and written["kind"]
 
@@ -40,17 +40,19 @@ def test_committed_results_exist():
 
 def test_a_file_of_a_newer_version_is_refused_in_one_line(tmp_path):
     path = tmp_path / "x.json"
-    path.write_text(json.dumps({**stamped({"experiment": "x"}), "schema_version": SCHEMA_VERSION + 1}))
+    path.write_text(json.dumps({"experiment": "x", "kind": "table", "schema_version": SCHEMA_VERSION + 1}))
     with pytest.raises(IsarcasmError, match="newer isarcasm"):
         load_results(path)
 
 
 @pytest.mark.parametrize("content, message", [
     ("[1, 2]", "not a results file"),
-    ('{"experiment": "x", "cells": []}', "missing or malformed"),
-    ('{"kind": "other"}', "unknown kind"),
+    ('{"experiment": "x", "kind": "table", "schema_version": 1, "cells": []}', "missing or malformed"),
+    ('{"kind": "other", "schema_version": 1}', "unknown kind"),
+    ('{"schema_version": 1}', "unknown kind"),
     ("{not json", "not valid JSON"),
-    ('{"experiment": "x", "title": "t", "source": "s", "seeds": [0], "cells": [{"corpus": "c"}]}', "cell 1 lacks"),
+    ('{"experiment": "x", "kind": "table", "schema_version": 1, "title": "t", "source": "s", "seeds": [0], '
+     '"cells": [{"corpus": "c"}]}', "cell 1 lacks"),
 ])
 def test_malformed_files_are_one_line(tmp_path, content, message):
     path = tmp_path / "x.json"
@@ -59,9 +61,11 @@ def test_malformed_files_are_one_line(tmp_path, content, message):
         load_results(path)
 
 
-def test_a_version_0_table_is_upgraded():
-    old = {"experiment": "t", "title": "t", "source": "s", "seeds": [0], "cells": []}
-    assert upgrade(old, "t.json")["kind"] == "table"
+def test_a_file_from_before_results_carried_a_version_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"experiment": "t", "title": "t", "source": "s", "seeds": [0], "cells": []}))
+    with pytest.raises(IsarcasmError, match="t.json: written before results files carried a schema version.*again"):
+        load_results(path)
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -131,3 +135,22 @@ def test_a_benchmark_p_value_may_be_nan(tmp_path):
     path = tmp_path / "benchmark-bigru.json"
     path.write_text(json.dumps(result))
     assert math.isnan(load_results(path)["cells"][0]["classics"][0]["p_value"])
+
+
+def test_a_cross_cell_whose_test_split_leaves_a_score_undefined_loads_and_is_shown(tmp_path):
+    """A cross-eval test column without a sarcastic text leaves its F1 undefined (mean null, with why): a file
+    the suite writes itself, which must load and print "undefined", not be refused as malformed."""
+    result = json.loads((ROOT / "docs" / "results" / "cross.json").read_text(encoding="utf-8"))
+    cell = result["cells"][0]
+    cell["metrics"]["f1_sarcastic"] = {"mean": None, "std": None, "values": [],
+                                       "undefined": "the test split has no text of one class"}
+    (tmp_path / "cross.json").write_text(json.dumps(result))
+    assert load_results(tmp_path / "cross.json").cells[0]["metrics"]["f1_sarcastic"]["mean"] is None
+    outcome = CliRunner().invoke(main, ["report", "cross", "--results-dir", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "undefined" in outcome.output
+    # a summary with numbers missing and no reason stays malformed
+    cell["metrics"]["f1_sarcastic"] = {"mean": None, "std": None, "values": []}
+    (tmp_path / "cross.json").write_text(json.dumps(result))
+    with pytest.raises(IsarcasmError, match="malformed metrics.f1_sarcastic"):
+        load_results(tmp_path / "cross.json")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.reports.results import load_results
-from experiments.runs import results_set
-from experiments.runs.one.store import write_result_files
+from experiments.results import commit
+from experiments.results.files import load_results, write_result_files
+from experiments.results.schema import Result
 
 NAME = "t"
 #: keep json, csv, md; put json, csv, md, figure
@@ -30,9 +30,8 @@ def draw(marker: str):
     return figures
 
 
-def result(marker: str) -> dict:
-    return {"experiment": NAME, "schema_version": 1, "kind": "table", "title": NAME, "source": "test", "seeds": [0],
-            "cells": [], "marker": marker}
+def result(marker: str) -> Result:
+    return Result("table", NAME, [], {"title": NAME, "source": "test", "seeds": [0], "marker": marker})
 
 
 def save(root: Path, marker: str) -> list[Path]:
@@ -63,15 +62,15 @@ def killed_at(root: Path, point: int) -> None:
     if pid == 0:  # the child: never returns
         die = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)  # noqa: E731
         if point == -1:
-            results_set._sync = die
+            commit._sync = die
         done = [0]
-        for kind, step in list(results_set._STEPS.items()):
+        for kind, step in list(commit._STEPS.items()):
             def counted(*args, _step=step):
                 if done[0] == point:
                     die()
                 _step(*args)
                 done[0] += 1
-            results_set._STEPS[kind] = counted
+            commit._STEPS[kind] = counted
         try:
             write_result_files(result("new"), root, "marker\nnew\n", "# new\n", die if point == -2 else draw("new"))
         finally:
@@ -88,7 +87,7 @@ def test_a_kill_at_any_point_leaves_the_previous_set_or_the_new_one(tmp_path, po
     left = snapshot(tmp_path)
     assert load_results(tmp_path / f"{NAME}.json")["marker"] == decided
     assert snapshot(tmp_path) == left  # the reader wrote nothing
-    with results_set.staging(tmp_path, NAME):  # the next writer completes (or undoes) what the kill left
+    with commit.staging(tmp_path, NAME):  # the next writer completes (or undoes) what the kill left
         assert current_set(tmp_path) == decided
     assert strays(tmp_path) == []
     kept = sorted((tmp_path / "previous").glob("*")) if (tmp_path / "previous").exists() else []
@@ -114,13 +113,13 @@ def test_an_error_while_staging_leaves_the_previous_set_and_nothing_else(tmp_pat
         raise RuntimeError("a figure failed")
 
     with pytest.raises(RuntimeError):
-        write_result_files({"experiment": NAME, "marker": "new"}, tmp_path, "marker\nnew\n", "# new\n", broken)
+        write_result_files(Result("table", NAME, [], {"marker": "new"}), tmp_path, "marker\nnew\n", "# new\n", broken)
     assert current_set(tmp_path) == "old" and strays(tmp_path) == []
 
 
 def test_a_set_without_a_csv_drops_the_previous_csv(tmp_path):
     save(tmp_path, "old")
-    paths = write_result_files({"experiment": NAME, "marker": "new"}, tmp_path, None, "# new\n")
+    paths = write_result_files(Result("table", NAME, [], {"marker": "new"}), tmp_path, None, "# new\n")
     assert [p.name for p in paths] == [f"{NAME}.json", f"{NAME}.md"]
     assert not (tmp_path / f"{NAME}.csv").exists()
     assert len(list((tmp_path / "previous").glob("*.csv"))) == 1

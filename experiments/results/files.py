@@ -1,14 +1,16 @@
-"""Results files: one version number, one loader.
+"""Results files: one version number, one loader, one writer.
 
-Every results file a study writes (``results/<experiment>.json``) carries its ``kind`` (table,
-cross, benchmark, fidelity, elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every
-command that reads one goes through :func:`load_results`, which upgrades an older file or
-refuses it with one line, so a report never fails deep inside with a ``KeyError``.
+Every results file a study writes (``results/<experiment>.json``, a :class:`~experiments.results.schema.Result`'s
+:meth:`~experiments.results.schema.Result.to_dict`) carries its ``kind`` (table, cross, benchmark, fidelity,
+elements: :mod:`experiments.reports.kinds`) and a ``schema_version``.  Every command that reads one goes through
+:func:`load_results`, which checks it against its kind's shape (:func:`checked`) or refuses it with one line, so a
+report never fails deep inside with a ``KeyError``; :func:`write_result_files` writes a result's files as one set
+(:mod:`experiments.results.commit`).
 
 Version history:
 
-- 0: files written before results carried a version (until 2026-11-25); a table's file had no
-  ``kind``.  Upgraded by naming the kind.
+- 0: files written before results carried a version; a table's file had no ``kind``.  No longer read (every
+  committed file is version 1): such a file is refused in one line, and the command that made it makes it again.
 - 1: ``kind`` and ``schema_version`` in every file; a table cell may carry ``thresholds`` and a
   results file a ``selection`` rule (experiments/runs/one/trajectory.py); a table cell ``failed_runs``
   and a cross or benchmark file ``failed_runs`` (runs whose training diverged, averaged nowhere;
@@ -22,23 +24,29 @@ Version history:
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from experiments.results import commit
+from experiments.results.schema import SCHEMA_VERSION, Result
+from experiments.runs.console import chatty
 from experiments.runs.one.metrics import recorded_problem, summary_problem, value_problem
 from experiments.runs.one.protocol import split_engine
 from experiments.runs.one.provenance import without_options
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
-from experiments.runs.results_set import decided
+from experiments.runs.one.store import json_text, safe_name, write_text
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import json_value
 
 log = logging.getLogger("isarcasm")
 
-SCHEMA_VERSION = 1
 _NUMBER = (int, float)
 #: What each kind's readers rely on, checked on loading so that a report meets only files of this shape
 #: (and a report that still fails has a bug, which raises): the top-level keys, the keys of every cell,
@@ -71,30 +79,31 @@ COMMITTED = SHIPPED.parent
 ELEMENTS = "elements"
 
 
-def stamped(result: dict) -> dict:
-    """``result`` as the current version writes it."""
-    return {**result, "kind": result.get("kind", "table"), "schema_version": SCHEMA_VERSION}
+#: Where a results file goes when a later invocation writes the same experiment's results.
+PREVIOUS = "previous"
 
 
-def require_kind(result: dict, kind: str, use: str) -> None:
+def require_kind(result: Result, kind: str, use: str) -> None:
     """One line when ``result`` is not of ``kind``: ``use`` (say, ``--selection``) reads only that kind."""
-    if result.get("kind", "table") != kind:
-        raise IsarcasmError(f"{use} reads {kind} results; '{result['experiment']}' is a {result['kind']} results file")
+    if result.kind != kind:
+        raise IsarcasmError(f"{use} reads {kind} results; '{result.experiment}' is a {result.kind} results file")
 
 
-def upgrade(result, source: str) -> dict:
-    """A results dict of any known version as the current version reads it; else one line."""
+def checked(result, source: str) -> dict:
+    """A results file's top level ``result`` (read from ``source``), when it is of this version and its kind's
+    shape; else one line saying what is wrong."""
     if not isinstance(result, dict):
         raise IsarcasmError(f"{source}: not a results file (a JSON {type(result).__name__}, not an object)")
-    version = result.get("schema_version", 0)
+    version = result.get("schema_version")
+    if version is None:
+        raise IsarcasmError(f"{source}: written before results files carried a schema version, which this isarcasm "
+                            "no longer reads; run the command that made it again")
     if not isinstance(version, int) or version < 0:
         raise IsarcasmError(f"{source}: schema_version {version!r} is not a version number")
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
-    if version == 0:
-        result = stamped(result)
-    kind = result["kind"]
+    kind = result.get("kind")
     if kind not in REQUIRED:
         raise IsarcasmError(f"{source}: unknown kind of results {kind!r} (known: {', '.join(REQUIRED)})")
     top, per_cell = REQUIRED[kind]
@@ -122,8 +131,8 @@ def upgrade(result, source: str) -> dict:
     return result
 
 
-def load_results(path: Path) -> dict:
-    """The results file at ``path``, upgraded to the current version (or one line saying why not).  Nothing is
+def load_results(path: Path) -> Result:
+    """The results file at ``path``, checked (:func:`checked`; or one line saying why not).  Nothing is
     written: of a set whose commit a kill interrupted, the file the commit decided is read (the next writer
     completes the commit)."""
     try:
@@ -137,7 +146,7 @@ def load_results(path: Path) -> dict:
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
-    return upgrade(result, str(path))
+    return Result.from_dict(checked(result, str(path)))
 
 
 @dataclass
@@ -154,8 +163,8 @@ class ResultsFiles:
     committed: Path = COMMITTED
     found: dict = field(default_factory=dict)
 
-    def find(self, name: str) -> dict | None:
-        """Results ``name``, upgraded (:func:`load_results`); None where none of the three places has it.  A
+    def find(self, name: str) -> Result | None:
+        """Results ``name``, checked (:func:`load_results`); None where none of the three places has it.  A
         file of another engine than its name says (:func:`engine_mismatch`: one made before the fast engine
         became the default, under a name that now means the fast engine's runs) is passed over: with a line where
         it is the user's or the reference set's, silently among the committed ones (docs/results/README.md says
@@ -169,7 +178,8 @@ class ResultsFiles:
                 return result
         recorded = self.reference.recorded(name) if self.reference else None
         if recorded:
-            result = upgrade(json_value(recorded[0], recorded[1]), f"{recorded[1]} (its results '{name}')")
+            result = Result.from_dict(checked(json_value(recorded[0], recorded[1]),
+                                              f"{recorded[1]} (its results '{name}')"))
             if self._usable(name, result, recorded[1]):
                 self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
                 return result
@@ -247,10 +257,51 @@ def engine_mismatch(name: str, result: dict) -> str:
             "(the fast engine is the default since 2026-11-28, --engine exact names its results '-engine-exact')")
 
 
+def write_result_files(result: Result, results_root: Path, csv_text: str | None, markdown: str,
+                       figures: Callable[[Path], list[Path]] | None = None) -> list[Path]:
+    """``<results_root>/<experiment>.{json,csv,md}`` (no csv when ``csv_text`` is None) and the figures
+    ``figures(folder)`` draws into ``<experiment>/``, committed as one set (see
+    :mod:`experiments.results.commit`): a kill leaves the previous set or this one, never a mix.
+
+    Results an earlier invocation wrote there are never replaced silently:
+    they are first kept in ``<results_root>/previous/`` under their time
+    stamp (they hold, e.g., the wall time of the invocation that trained the
+    runs a later one reused), and a line on stderr says so (not under ``-q``).
+    """
+    name = safe_name(result.experiment, "experiment")
+    files = {f"{name}.json": json_text(result.to_dict()),
+             f"{name}.csv": csv_text, f"{name}.md": markdown}
+    with commit.staging(results_root, name) as folder:
+        for file, text in files.items():
+            if text is not None:
+                write_text(folder / file, text)
+        drawn = figures(folder / name) if figures else []
+        stamp = _stamp(results_root / f"{name}.json")
+        keep = {file: f"{PREVIOUS}/{Path(file).stem}-{stamp}{Path(file).suffix}" for file in files
+                if stamp and (results_root / file).is_file()}
+        steps = commit.plan(results_root, folder, keep, [file for file in keep if files[file] is None])
+        commit.commit(results_root, name, folder, steps)
+    if keep and chatty():  # -q: results and errors only
+        print(f"earlier {name} results moved to {results_root / PREVIOUS}/ (suffix -{stamp})", file=sys.stderr)
+    return [results_root / file for file, text in files.items() if text is not None] + \
+        [results_root / path.relative_to(folder) for path in drawn]
+
+
+def _stamp(current: Path) -> str | None:
+    """The suffix a current results file is kept under: when it was written (``-2``, ``-3``... after it when
+    a set of the same second is kept already); None when there is no current file."""
+    if not current.is_file():
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(current.stat().st_mtime))
+    for suffix in itertools.chain([stamp], (f"{stamp}-{n}" for n in itertools.count(2))):
+        if not (current.parent / PREVIOUS / f"{current.stem}-{suffix}{current.suffix}").exists():
+            return suffix
+
+
 def results_text(path: Path) -> str:
     """The text of results file ``path`` as its set's commit decided it (see
-    :func:`experiments.runs.results_set.decided`)."""
-    source = decided(path.parent, path.stem, path.name)
+    :func:`experiments.results.commit.decided`)."""
+    source = commit.decided(path.parent, path.stem, path.name)
     try:
         return source.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -266,12 +317,18 @@ def _malformed(value, shape: dict) -> list[str]:
     return [key for key, kind in shape.items() if not isinstance(value.get(key), kind)]
 
 
+def _undefined(summary) -> bool:
+    """A summary of a score its test split leaves undefined, as a cross file records it: why, and no numbers."""
+    return (isinstance(summary, dict) and isinstance(summary.get("undefined"), str)
+            and (summary.get("mean"), summary.get("std"), summary.get("values")) == (None, None, []))
+
+
 def _malformed_parts(cell: dict, per_cell: dict) -> list[str]:
     """The metric summaries and references of a cell (of a kind that has them) not of their shape, named as
     ``metrics.f1_macro`` and ``references[0]``."""
     metrics = cell["metrics"].items() if "metrics" in per_cell else ()
     references = enumerate(cell["references"]) if "references" in per_cell else ()
-    return ([f"metrics.{name}" for name, summary in metrics if _malformed(summary, SUMMARY)]
+    return ([f"metrics.{name}" for name, summary in metrics if not _undefined(summary) and _malformed(summary, SUMMARY)]
             + [f"references[{i}]" for i, reference in references if _malformed(reference, REFERENCE)])
 
 
@@ -293,5 +350,5 @@ def _out_of_range(cell: dict, per_cell: dict) -> str | None:
     if "candidate" in per_cell:
         metrics = [(cell["metric"], row) for row in (cell["candidate"], *cell["classics"]) if isinstance(row, dict)]
     references = cell["references"] if "references" in per_cell else ()
-    return next(filter(None, [*(summary_problem(name, summary) for name, summary in metrics),
+    return next(filter(None, [*(summary_problem(name, summary) for name, summary in metrics if not _undefined(summary)),
                               *(value_problem(r["metric"], r["value"]) for r in references)]), None)
