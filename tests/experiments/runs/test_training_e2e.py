@@ -86,7 +86,7 @@ def test_quick_reproduction_end_to_end(corpus_file, tmp_path):
             "--split-col", "split", "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "results")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "| toy | lstm | f1_sarcastic | — | 0.500 |" in unpadded(result.output)
+    assert "| toy | lstm | f1_sarcastic | 0.500 |" in unpadded(result.output)  # the paper's number, under "paper"
     assert "**Smoke run**" in result.output and "⚑" not in result.output
     name = "toy-quick-embeddings-random"  # a variant never shares a name with the faithful protocol
     saved = json.loads((tmp_path / f"results/{name}.json").read_text())
