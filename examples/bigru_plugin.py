@@ -19,7 +19,7 @@ around it:
 
 - the token ids go in, padded with id 0;
 - the embedding layer is created for you, initialised from GloVe (or random
-  vectors with `--embeddings random`), and it masks the padding;
+  vectors with `--set embeddings=random`), and it masks the padding;
 - the classifier head is added after your encoder: optional dropout, then a
   softmax over the classes (for the binary corpora, column 1 is P(sarcastic));
 - training, model selection on validation data, the test evaluation and the

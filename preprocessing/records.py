@@ -79,7 +79,7 @@ class Dataset:
         """``--context last`` or ``all`` reads each text's dialogue turns: on a corpus with none, the
         runs would be the named context variant in name only."""
         if mode != "none" and not any(r.context for r in self.records):
-            raise IsarcasmError(f"corpus '{self.name}' has no dialogue context, so --context {mode} would read "
+            raise IsarcasmError(f"corpus '{self.name}' has no dialogue context, so context {mode} would read "
                                 "nothing; leave it out (corpora with context: mustard, kocosa)")
 
     def split(self, name: str) -> list[Record]:

@@ -108,7 +108,7 @@ def check_train_command(directory: Path) -> dict:
     directory.mkdir(parents=True, exist_ok=True)
     corpus = write_corpus(directory / "toy.csv")
     args = ["--backend", keras.backend.backend(), "train", "--corpus", str(corpus), "--split-col", "split",
-            "--model", "lstm", "--epochs", "1", "--embeddings", "random", "--output-dir", str(directory / "runs")]
+            "--model", "lstm", "--epochs", "1", "--set", "embeddings=random", "--output-dir", str(directory / "runs")]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     path = next((directory / "runs").rglob("config.json"))

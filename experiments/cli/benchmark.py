@@ -9,6 +9,7 @@ import click
 from experiments.cli.options import (
     FILE_OPTIONS,
     TRAIN_OPTIONS,
+    TrainingCommand,
     command_start,
     echo_json,
     file_corpus_options,
@@ -38,7 +39,7 @@ from experiments.studies.entrants import register_entrant
 from preprocessing.limits import MAX_RESAMPLES
 
 #: Options repeated in the commands suggested for missing runs (so they make runs of the same protocol).
-_PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "output_dir", "quick", *FILE_OPTIONS)
+_PROTOCOL_OPTIONS = (*TRAIN_OPTIONS, "set_items", "results_name", "output_dir", "quick", *FILE_OPTIONS)
 
 
 def _changed_options(ctx: click.Context) -> tuple[str, str]:
@@ -49,11 +50,12 @@ def _changed_options(ctx: click.Context) -> tuple[str, str]:
     for param in ctx.command.params:
         if param.name in _PROTOCOL_OPTIONS and given(ctx, param.name):
             flag, value = param.opts[-1], ctx.params[param.name]
-            parts.append(flag if param.is_flag else f"{flag} {shlex.quote(str(value))}")
+            values = value if param.multiple else (value,)
+            parts += [flag] if param.is_flag else [f"{flag} {shlex.quote(str(one))}" for one in values]
     return shlex.join(command_start(ctx)), "".join(f" {p}" for p in parts)
 
 
-@click.command("cross-eval")
+@click.command("cross-eval", cls=TrainingCommand)
 @click.option("--models", default=None, help="Comma-separated models  [default: the seven classic models]")
 @click.option("--corpora", default=None,
               help="Comma-separated corpora (names or files)  [default: isarcasm, isarcasmeval, semeval2018-a, "
@@ -78,7 +80,7 @@ def cross_eval(models, corpora, seeds, settings):
     click.echo(f"heatmaps: {Path(settings.results_root, result.experiment)}/heatmap-<model>.png")
 
 
-@click.command()
+@click.command(cls=TrainingCommand)
 @click.argument("model")
 @click.option("--against", default="all", show_default=True,
               help="Models to compare with: 'all' (the classic models and the reference rows all-sarcastic, "

@@ -1,15 +1,17 @@
 """The options and helpers that several commands share.
 
-Training and preprocessing options are generated from the fields of
-:class:`~experiments.runs.one.protocol.TrainConfig` and
-:class:`~preprocessing.config.PreprocessConfig` (their ``help`` and
-``choices``), so a new setting is one field and appears on every command that
-takes it.  Command modules import from here, never from each other.
+The commands that train take options only for the training settings people change daily
+(:data:`TRAIN_OPTIONS`); every other field of :class:`~experiments.runs.one.protocol.TrainConfig`
+is an experiment file's ``[train]`` key and ``--set KEY=VALUE`` (:func:`set_values`), checked by the
+same declarations as a file.  Preprocessing options are generated from the fields of
+:class:`~preprocessing.config.PreprocessConfig` (their ``help`` and ``choices``).  Command modules
+import from here, never from each other.
 """
 from __future__ import annotations
 
 import functools
 import json
+import tomllib
 import types
 import typing
 from dataclasses import MISSING, fields
@@ -23,15 +25,17 @@ from experiments.runs.one.protocol import QUICK, TrainConfig
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.many.scheduler import Executor, LocalExecutor, capped_jobs
 from experiments.runs.one.spec import RunOptions
-from experiments.runs.one.store import RunStore, writable_folder
-from experiments.studies.settings import TRAIN_OPTIONS, Corpora, Settings, TrainChoice
+from experiments.runs.one.store import RunStore, safe_name, writable_folder
+from experiments.studies.experiment import available
+from experiments.studies.settings import Corpora, Settings, TrainChoice
 from preprocessing.config import PreprocessConfig
 from preprocessing.corpora import corpus_options, load_corpus, refuse_file_options
 from preprocessing.errors import IsarcasmError, json_shown
-from preprocessing.fileio import surrogate_at, surrogate_problem
+from preprocessing.fileio import surrogate_at, surrogate_problem, toml_value
 from preprocessing.limits import MAX_SEEDS
 from preprocessing.pipeline import Preprocessor
 from preprocessing.records import Dataset
+from preprocessing.schema import from_mapping
 
 
 def file_corpus_options(func):
@@ -138,8 +142,10 @@ def seeds_option(func):
                         help=f"Seeds per cell, 0 .. N-1 (N at most {MAX_SEEDS:,})  [default: 5; 1 with --quick]")(func)
 
 
-def seed_list(seeds: int | None, quick: bool) -> list[int]:
-    return list(range(seeds if seeds is not None else (1 if quick else 5)))
+def seed_list(seeds: int | None, quick: bool, default: int | None = None) -> list[int]:
+    """Seeds 0 .. N-1: ``--seeds`` N where given, else 1 with ``--quick``, else ``default`` (an experiment
+    file's ``seeds``) or 5."""
+    return list(range(seeds if seeds is not None else 1 if quick else default or 5))
 
 
 def results_dir_option(func):
@@ -162,19 +168,6 @@ def option_flag(name: str, value: bool = True) -> str:
     return ("--" if value else "--no-") + name.replace("_", "-")
 
 
-def train_flag(f) -> str:
-    """The command-line option of a TrainConfig field (``--lr`` for ``learning_rate``, else its name's)."""
-    return f.metadata["flag"] or option_flag(f.name)
-
-
-def _train_option(f, hint):
-    flag = train_flag(f)
-    if hint is bool:
-        return click.option(flag, f.name, is_flag=True, help=f.metadata["help"])
-    return click.option(flag, f.name, type=option_type(f, hint), default=f.default, show_default=True,
-                        help=f.metadata["help"])
-
-
 def option_type(f, hint):
     """The click type of a settings field: its choices, its declared range (so ``--epochs 0`` is a
     usage error naming the range, like a file's ``epochs = 0``), or its plain type."""
@@ -187,13 +180,29 @@ def option_type(f, hint):
     return kind(limits.low, limits.high, min_open=limits.low_open, max_open=limits.high_open)
 
 
+#: The training settings that are options of every command that trains, the ones people change daily:
+#: setting -> (option, help).  Every other setting is given with ``--set`` (or an experiment file's [train]).
+TRAIN_OPTIONS = {"epochs": ("--epochs", "Training epochs  [default: 30, the paper's]"),
+                 "batch_size": ("--batch-size", "Examples per training step  [default: 128, the paper's]"),
+                 "learning_rate": ("--lr", "Adam's learning rate  [default: 0.001]")}
+
+
 def training_options(func):
-    """The options of every command that trains (defaults are the paper's): one per TrainConfig
-    setting, then where runs are stored and how."""
-    hints = typing.get_type_hints(TrainConfig)
-    generated = [_train_option(f, _plain_type(hints[f.name])) for f in fields(TrainConfig) if f.name in TRAIN_OPTIONS]
+    """The options of every command that trains: the daily settings (:data:`TRAIN_OPTIONS`), ``--set`` for
+    any other, the results name, then where runs are stored and how.  A setting left out is the experiment
+    file's (the paper's where it sets none)."""
+    hints, settings = typing.get_type_hints(TrainConfig), {f.name: f for f in fields(TrainConfig)}
+    daily = [click.option(flag, name, type=option_type(settings[name], _plain_type(hints[name])),
+                          default=settings[name].default, help=help_text)
+             for name, (flag, help_text) in TRAIN_OPTIONS.items()]
     for option in reversed([
-        *generated,
+        *daily,
+        click.option("--set", "set_items", multiple=True, metavar="KEY=VALUE",
+                     help="Any other training setting, as an experiment file's [train] key (repeatable; "
+                          "docs/protocol.md#settings): " + ", ".join(sorted(set(settings) - set(TRAIN_OPTIONS))) + "."),
+        click.option("--name", "results_name", default=None,
+                     help="Name of the results and runs of other settings  [default: the experiment's name, then "
+                          "what differs, printed before training]"),
         click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
                      help="Root of the run store."),
         click.option("--force", is_flag=True, help="Retrain runs that already finished."),
@@ -210,16 +219,95 @@ def given(ctx: click.Context, name: str) -> bool:
     return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
 
 
-def train_choice(ctx: click.Context) -> TrainChoice:
-    """The training options of a command (:func:`training_options`): those given (:func:`given`), and
-    ``--quick``, which sets some of them itself (so giving one of those beside it is refused)."""
-    choice = TrainChoice({name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}, ctx.params["quick"])
+def set_values(items: tuple[str, ...], cls=TrainConfig) -> dict:
+    """``--set KEY=VALUE`` items as settings of ``cls`` (TrainConfig, or PreprocessConfig for ``train``),
+    each value read as a TOML value (``0.2``, ``true``; a bare word is text) and checked by the fields'
+    declarations as a file's are (:func:`preprocessing.schema.from_mapping`); a key that is an option of
+    its own, or given twice, is refused in one line."""
+    values = {}
+    for item in items:
+        key, equals, text = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not equals or not key:
+            raise IsarcasmError(f"--set {item!r}: give KEY=VALUE, e.g. --set clip_global_norm=0.2")
+        if key in TRAIN_OPTIONS:
+            raise IsarcasmError(f"--set {key}: give it with its own option, {TRAIN_OPTIONS[key][0]}")
+        if key in values:
+            raise IsarcasmError(f"--set {key} is given twice: give it once")
+        try:
+            values[key] = toml_value(f"value = {text.strip()}", "--set")["value"]
+        except tomllib.TOMLDecodeError:
+            values[key] = text.strip()
+    config = from_mapping(cls, values, "--set")
+    return {key: getattr(config, key) for key in values}
+
+
+#: The ``--set`` keys that are preprocessing settings (``train`` takes them; the studies use each corpus' own).
+PREPROCESS_KEYS = frozenset(f.name for f in fields(PreprocessConfig))
+
+
+def set_items_of(ctx: click.Context, preprocessing: bool) -> tuple[str, ...]:
+    """The ``--set`` items of a command whose keys are (``preprocessing``) or are not preprocessing settings."""
+    return tuple(item for item in ctx.params["set_items"]
+                 if (item.partition("=")[0].strip().replace("-", "_") in PREPROCESS_KEYS) == preprocessing)
+
+
+def train_choice(ctx: click.Context, set_items: tuple[str, ...] | None = None) -> TrainChoice:
+    """The training options of a command (:func:`training_options`): those given (:func:`given`) and those
+    of ``--set`` (``set_items`` where the command keeps some for itself), one step, :meth:`TrainChoice.over`,
+    sets them over an experiment's; ``--quick`` sets some of them itself (so giving one of those beside it is
+    refused); ``--name`` names the results."""
+    typed = {name: ctx.params[name] for name in TRAIN_OPTIONS if given(ctx, name)}
+    choice = TrainChoice({**typed, **set_values(ctx.params["set_items"] if set_items is None else set_items)},
+                         ctx.params["quick"], ctx.params["results_name"])
+    if choice.name is not None:
+        safe_name(choice.name, "--name")
     overridden = [name for name in QUICK if name in choice.given] if choice.quick else []
     if overridden:
-        flags = ", ".join("--" + name.replace("_", "-") for name in overridden)
+        flags = ", ".join(TRAIN_OPTIONS[name][0] if name in TRAIN_OPTIONS else f"--set {name}" for name in overridden)
         raise IsarcasmError(f"--quick sets {', '.join(f'{k} {v}' for k, v in QUICK.items())}: give {flags} or "
                             "--quick, not both")
     return choice
+
+
+def _retired_settings() -> dict:
+    """The option each setting had before it became a ``--set`` key (``--clip-global-norm``; a true/false
+    preprocessing one: ``--no-lowercase`` too) -> (its key, the value it set where the option says it)."""
+    settings = [f for f in fields(TrainConfig) if f.name not in TRAIN_OPTIONS] + list(fields(PreprocessConfig))
+    flags = {option_flag(f.name): (f.name, "true" if f.type in (bool, "bool") else None) for f in settings}
+    flags.update({option_flag(f.name, False): (f.name, "false") for f in fields(PreprocessConfig)
+                  if f.type in (bool, "bool")})
+    return flags
+
+
+#: Options that no command has any more -> what replaces them (from the value given, and the experiment
+#: named on the command line), said in one line by :class:`TrainingCommand`.
+RETIRED = {
+    "--protocol": lambda value, experiment: (f"--protocol is gone: the authors' protocols are experiment files, "
+                                             f"`isarcasm reproduce {experiment}-{value or 'authors-code'}`"),
+    **{flag: (lambda value, experiment, flag=flag, key=key, fixed=fixed:
+              f"{flag} is gone: give --set {key}={fixed or value or 'VALUE'}")
+       for flag, (key, fixed) in _retired_settings().items()},
+}
+
+
+class TrainingCommand(click.Command):
+    """A command that trains: an option it no longer has (``--protocol``, a setting's own option) is refused
+    in one line naming what replaces it (:data:`RETIRED`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given_args = list(args)  # the parser consumes the list it reads
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.option_name not in RETIRED:
+                raise
+            args = given_args
+            value = next((arg.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else "")
+                          for i, arg in enumerate(args) if arg.partition("=")[0] == exc.option_name), "")
+            value = "" if value.startswith("-") else value
+            experiment = next((arg for arg in args if arg in available()), "EXPERIMENT")
+            raise click.UsageError(RETIRED[exc.option_name](value, experiment), ctx) from None
 
 
 def executor_of(params: dict) -> Executor:
@@ -267,7 +355,8 @@ def run_settings(ctx: click.Context) -> Settings:
     """The :class:`Settings` of a command that trains one run outside every study (``train``): its corpora,
     store, training options and run options; its store's folder is checked where it is first written."""
     params = ctx.params
-    return Settings(corpora_of(ctx), RunStore(Path(params["output_dir"])), training=train_choice(ctx),
+    return Settings(corpora_of(ctx), RunStore(Path(params["output_dir"])),
+                    training=train_choice(ctx, set_items_of(ctx, preprocessing=False)),
                     options=RunOptions(force=params["force"], tensorboard=params["tensorboard"]))
 
 
@@ -334,4 +423,4 @@ def fit_on_train(dataset: Dataset, config: PreprocessConfig) -> Preprocessor | N
 
 #: The options a study's :class:`Settings` is parsed from (:func:`takes_settings`).
 STUDY_OPTIONS = frozenset((*TRAIN_OPTIONS, *EXECUTOR_OPTIONS, *FILE_OPTIONS, "output_dir", "results_dir", "force",
-                           "tensorboard", "quick", "reference_dir"))
+                           "tensorboard", "quick", "reference_dir", "set_items", "results_name"))

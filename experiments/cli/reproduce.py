@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from experiments.cli.options import (
+    TrainingCommand,
     data_dir,
     echo_json,
     file_corpus_options,
@@ -27,7 +28,7 @@ from experiments.reports.merge import merged
 from experiments.reports.table import comparison_markdown
 from experiments.results.files import ResultsFiles, load_results
 from experiments.results.schema import Result
-from experiments.runs.one.protocol import PROTOCOLS, RULES
+from experiments.runs.one.protocol import RULES
 from experiments.runs.one.reference import shipped_count
 from experiments.runs.one.store import RunStore, safe_name, writable_folder
 from experiments.studies.entrants import reference_rows
@@ -46,19 +47,11 @@ def _experiment(ctx: click.Context, param: click.Parameter, name: str) -> Experi
     return load_experiment(name)
 
 
-@click.command()
+@click.command(cls=TrainingCommand)
 @click.argument("experiment", callback=_experiment)
 @seeds_option
 @click.option("--models", default=None, help="Comma-separated subset of models.")
 @click.option("--corpora", default=None, help="Comma-separated subset of corpora.")
-@click.option("--protocol", type=click.Choice(list(PROTOCOLS)), default="as-written", show_default=True,
-              help="as-written: the paper's settings; authors-code: also what the iSarcasm authors' public code "
-                   "does (class-ratio batches, the gradients' global norm clipped to 1, the grid threshold rule), stored "
-                   "apart as <experiment>-authors-code; an option given beside it (--selection best) replaces that "
-                   "element and names the result (<experiment>-selection-best-authors-code). authors-scripts: "
-                   "everything the authors' bin/run.sh passes (batches formed once, clipping 0.2, random LSTM "
-                   "state, their vocabulary, OOV and length rules on training texts, the grid rule), stored as "
-                   "<experiment>-authors-scripts. See docs/protocol.md.")
 @click.option("--references", is_flag=True,
               help="Also the reference rows, not from the paper, per corpus and seed: all-sarcastic, majority and "
                    "tfidf-lr (TF-IDF + logistic regression, C chosen on validation).")
@@ -71,18 +64,16 @@ def _experiment(ctx: click.Context, param: click.Parameter, name: str) -> Experi
 @training_options
 @file_corpus_options
 @takes_settings()
-def reproduce(experiment, seeds, models, corpora, protocol, references, retrain, settings):
-    """Run every cell of an experiment (table6, table7, or a .toml file) and print the report.
+def reproduce(experiment, seeds, models, corpora, references, retrain, settings):
+    """Run every cell of an experiment (table6, table7, table7-authors-code, ... or a .toml file) and print
+    the report.
 
     Finished runs are reused, so an interrupted reproduction resumes; so are the shipped reference
     runs (docs/results/runs) where the local data gives the same splits, unless --retrain.
     """
     spec = experiment.select(split_list(models, "--models"), split_list(corpora, "--corpora"))
-    # the protocol's elements take the place of the options left out; an option given wins and is named
-    # (`--protocol authors-code --selection best`: the authors' training, rule best, stored as its own variant)
-    settings = replace(settings, training=settings.training.under(PROTOCOLS[protocol]),
-                       reference=None if retrain else settings.reference)
-    seeds = seed_list(seeds, settings.training.quick)
+    settings = replace(settings, reference=None if retrain else settings.reference)
+    seeds = seed_list(seeds, settings.training.quick, experiment.seeds)
     rows = reference_rows(spec, seeds, settings) if references else []
     result = run_experiment(spec, seeds, settings, reference_rows=rows)
     click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, settings.results_root)))
@@ -101,15 +92,16 @@ def reproduce(experiment, seeds, models, corpora, protocol, references, retrain,
                    "(nothing is trained); saved as EXPERIMENT-selection-RULE.")
 @click.option("--fidelity", is_flag=True,
               help="The paper as written beside the authors' own code (needs EXPERIMENT and EXPERIMENT-authors-code "
-                   "results, see reproduce --protocol); saved as EXPERIMENT-fidelity.")
+                   "results: reproduce EXPERIMENT-authors-code); saved as EXPERIMENT-fidelity.")
 @click.option("--elements", is_flag=True,
               help="Each training element of the authors' code alone (the EXPERIMENT-<element> results of reproduce "
-                   "--clip-global-norm 0.2, --oov-init uniform, ...) beside EXPERIMENT as written, model by model on "
-                   "paired seeds, from the results files alone; saved as EXPERIMENT-elements. See docs/protocol.md.")
+                   "--set clip_global_norm=0.2 --name EXPERIMENT-clip-global-norm-0.2, ...) beside EXPERIMENT as "
+                   "written, model by model on paired seeds, from the results files alone; saved as "
+                   "EXPERIMENT-elements. See docs/protocol.md.")
 @click.option("--merge", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
               help="Add the cells of FILE, results of the same experiment, seeds and training settings made by "
-                   "another sweep (of other models, e.g. `reproduce table7 --models siarn,miarn --clip-global-norm "
-                   "0.1 --results-dir other`); saved as EXPERIMENT, recording each sweep's command and commit.")
+                   "another sweep (of other models, e.g. `reproduce table7 --models siarn,miarn --set "
+                   "clip_global_norm=0.1 --results-dir other`); saved as EXPERIMENT, recording each sweep's command and commit.")
 @click.option("--output-dir", type=click.Path(file_okay=False), default="runs", show_default=True,
               help="The run store: --selection, --fidelity and --html read the runs a results file names; those not "
                    "on this machine come from the reference set, verified and copied into OUTPUT_DIR/.reference.")

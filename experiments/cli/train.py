@@ -10,6 +10,7 @@ import click
 
 from experiments.cli.options import (
     TRAIN_OPTIONS,
+    TrainingCommand,
     checked_texts,
     command_start,
     data_dir,
@@ -18,9 +19,9 @@ from experiments.cli.options import (
     json_option,
     open_corpus,
     option_flag,
-    preprocess_options,
+    set_items_of,
+    set_values,
     takes_settings,
-    train_flag,
     training_options,
 )
 from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
@@ -47,21 +48,22 @@ from preprocessing.errors import IsarcasmError, tsv_field
 from preprocessing.fileio import text_lines
 
 
-@click.command()
+@click.command(cls=TrainingCommand)
 @click.option("--corpus", required=True, help="Corpus name or a .csv/.tsv/.jsonl file.")
 @click.option("--model", required=True, help="Model name (see `isarcasm models list`).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--experiment", default="train", show_default=True, help="Experiment folder in the run store.")
 @training_options
-@preprocess_options
 @file_corpus_options
 @takes_settings(study=False)
-def train(corpus, model, seed, experiment, settings, **preprocess):
+def train(corpus, model, seed, experiment, settings):
     """Train one model on one corpus with one seed and save the run.
 
-    Preprocessing options (see `isarcasm preprocess --help`) default to the paper's settings;
-    runs with other settings are stored under a name that lists what changed.
+    Preprocessing settings (see `isarcasm preprocess --help`) default to the paper's; `--set` takes them
+    as it takes training settings (`--set lowercase=false`).  Runs with other settings are stored under a
+    name that lists what changed.
     """
+    preprocess = set_values(set_items_of(click.get_current_context(), preprocessing=True), PreprocessConfig)
     safe_name(experiment, "--experiment")  # '' would store the runs under the variant's name alone
     config = settings.train
     refuse_file_options(corpus, **settings.corpora.file_options)
@@ -146,24 +148,27 @@ def train_command(start: list[str], spec: RunSpec, experiment: str, store: Path,
     None where ``train`` has no option for one of its settings (a fold, or one that only an experiment's
     ``[train]`` table sets), or for a file corpus whose options are not known (None)."""
     default = TrainConfig()
-    changed = [(f, getattr(spec.train, f.name)) for f in fields(TrainConfig)
-               if getattr(spec.train, f.name) != getattr(default, f.name)]
-    if spec.fold is not None or any(f.name not in TRAIN_OPTIONS or value is False for f, value in changed) or \
-            (file_options is None and is_file_corpus(spec.corpus)):
+    changed = {f.name: getattr(spec.train, f.name) for f in fields(TrainConfig)
+               if getattr(spec.train, f.name) != getattr(default, f.name)}
+    if spec.fold is not None or (file_options is None and is_file_corpus(spec.corpus)):
         return None
     words = [*start, "train", "--corpus", spec.corpus, "--model", spec.model, "--seed", str(spec.seed),
              "--experiment", experiment, *(() if store == Path("runs") else ("--output-dir", str(store)))]
-    words += [w for f, value in changed for w in ((train_flag(f),) if value is True else (train_flag(f), str(value)))]
+    words += [w for name, value in changed.items()
+              for w in ((TRAIN_OPTIONS[name][0], str(value)) if name in TRAIN_OPTIONS else ("--set", _set(name, value)))]
     preprocess = spec.preprocess
     paper = PreprocessConfig(language=preprocess.language)
-    words += [] if preprocess.language == PreprocessConfig().language else ["--language", preprocess.language]
-    for f in fields(PreprocessConfig):
-        value = getattr(preprocess, f.name)
-        if value != getattr(paper, f.name):
-            words += [option_flag(f.name, value)] if isinstance(value, bool) else [option_flag(f.name), str(value)]
+    words += [] if preprocess.language == PreprocessConfig().language else ["--set", _set("language", preprocess.language)]
+    words += [w for f in fields(PreprocessConfig) if getattr(preprocess, f.name) != getattr(paper, f.name)
+              for w in ("--set", _set(f.name, getattr(preprocess, f.name)))]
     defaults, applied = reader_options(spec.corpus), reader_options(spec.corpus, **(file_options or {}))
     words += [w for name, value in applied.items() if value != defaults[name] for w in (option_flag(name), str(value))]
     return shlex.join(words)
+
+
+def _set(name: str, value) -> str:
+    """``--set``'s ``KEY=VALUE`` for a setting's value (true/false as TOML writes them)."""
+    return f"{name}={str(value).lower() if isinstance(value, bool) else value}"
 
 
 class RunFailed(click.ClickException):

@@ -250,7 +250,7 @@ def protocol_note(result: Result, results_root: Path) -> str:
     name = result.experiment
     return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) "
             f"also trains on class-ratio batches with gradient clipping and picks a threshold from a validation grid: "
-            f"`isarcasm reproduce {name} --protocol authors-code` trains under it and `isarcasm report {name} "
+            f"`isarcasm reproduce {name}-authors-code` trains under it and `isarcasm report {name} "
             f"--fidelity` compares the two; {_measured(results_root / f'{name}-fidelity.json', name)}.")
 
 

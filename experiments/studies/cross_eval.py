@@ -194,6 +194,7 @@ def run_cross(models: list[str], corpora: list[str], seeds: list[int], settings:
     started = time.time()
     name, train, label = settings.experiment(NAME), settings.train.recorded_form(), labels_of(corpora, settings)
     datasets = [settings.corpora.load(corpus) for corpus in corpora]
+    settings.announce(NAME)
     cells, missing = cross_cells(models, corpora, seeds, settings)
     floors = {label[d.name]: floors_of(test_share(d)) for d in datasets}  # None: one class, undefined
     runs = list(dict.fromkeys(s.run for cell in cells for s in cell.scored))

@@ -3,12 +3,15 @@
 A cell is a (corpus, model) pair with optional reference numbers:
 ``published = {metric, value, source}`` and ``isarcasm_impl = {metric: value, ...}``.
 Experiments ship in ``experiments/studies/tables/`` (``table6``, ``table7``); a path
-to any TOML file with the same layout works too.
+to any TOML file with the same layout works too.  A file that ``extends`` another
+(``table7-authors-code`` extends ``table7``) is that experiment under other training
+settings: it takes every key it does not set from the other file, and its ``[train]``
+table updates the other's.
 """
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from experiments.runs.one.metrics import METRICS
@@ -16,6 +19,7 @@ from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.store import safe_name
 from preprocessing.errors import IsarcasmError, shown
 from preprocessing.fileio import require_file, toml_value
+from preprocessing.limits import MAX_SEEDS
 from preprocessing.schema import nearest
 
 TABLES = Path(__file__).resolve().parent / "tables"
@@ -25,16 +29,15 @@ HUMAN = "manual-labelling"
 #: cell, a cell's ``published`` table (the ``[train]`` table's keys are TrainConfig's fields).  Any
 #: other key, in any case, is refused in one line with the nearest known name: a key that is read
 #: nowhere would leave a results file that looks as if it had been used.
-FILE_KEYS = {"name": str, "title": str, "source": str, "metrics": list, "cells": list, "train": dict}
+FILE_KEYS = {"name": str, "title": str, "source": str, "metrics": list, "cells": list, "train": dict, "extends": str,
+             "corpora": list, "seeds": int}
 CELL_KEYS = {"corpus": str, "model": str, "note": str, "folds": bool, "published": dict, "isarcasm_impl": dict}
 PUBLISHED_KEYS = {"metric": str, "value": float, "source": str}
 #: Keys that name a command-line option rather than anything a file sets.
-COMMAND_LINE = {"seeds": "--seeds", "seed": "--seeds", "models": "--models", "corpora": "--corpora",
-                "protocol": "--protocol"}
-#: A training setting's names (its field's, its flag's: ``lr``) -> its key in the [train] table, which
+COMMAND_LINE = {"seed": "--seeds", "models": "--models"}
+#: A training setting's names (its field's, its option's: ``lr``) -> its key in the [train] table, which
 #: sets it for every cell.
-TRAIN_NAMES = {name: f.name for f in fields(TrainConfig)
-               for name in (f.name, (f.metadata["flag"] or "").lstrip("-").replace("-", "_")) if name}
+TRAIN_NAMES = {"lr": "learning_rate", **{f.name: f.name for f in fields(TrainConfig)}}
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class Experiment:
     train: tuple[tuple[str, object], ...] = ()
     #: Metrics the report shows for every cell, besides the references' and the F1s (``metrics = [...]``).
     metrics: tuple[str, ...] = ()
+    #: Seeds per cell when the command gives no ``--seeds`` (``seeds = N``; None: the command's default).
+    seeds: int | None = None
 
     def protocol(self) -> TrainConfig:
         """The training settings of this experiment's faithful runs."""
@@ -88,21 +93,19 @@ class Experiment:
                                     f"(its {kind}s: {', '.join(sorted(present))})")
         cells = tuple(c for c in self.cells
                       if (not models or c.model in models) and (not corpora or c.corpus in corpora))
-        return Experiment(self.name, self.title, self.source, cells, self.train, self.metrics)
+        return replace(self, cells=cells)
 
 
 def available() -> list[str]:
     return sorted(p.stem for p in TABLES.glob("*.toml"))
 
 
-def load_experiment(name_or_path: str) -> Experiment:
-    path = Path(name_or_path)
-    if path.suffix != ".toml":
-        path = TABLES / f"{name_or_path}.toml"
-        if not path.is_file():
-            raise IsarcasmError(f"unknown experiment '{name_or_path}' (known: {', '.join(available())}, "
-                                "or a path to a .toml file)")
-    require_file(path, f"{path}: experiment file not found")
+def load_experiment(name_or_path: str, _extending: tuple[Path, ...] = ()) -> Experiment:
+    """The experiment of a shipped file's name or of a path to a .toml file (``_extending``: the files
+    that extend it, so a file that comes back to itself is refused rather than read forever)."""
+    path = _path(name_or_path)
+    if path.resolve() in _extending:
+        raise IsarcasmError(f"{path}: 'extends' comes back to this file ({' -> '.join(map(str, _extending))})")
     try:
         raw = toml_value(path.read_text(encoding="utf-8"), path)
     except OSError as exc:
@@ -111,15 +114,49 @@ def load_experiment(name_or_path: str) -> Experiment:
         raise IsarcasmError(f"{path}: not a valid TOML file ({exc})") from None
     where = str(path)
     _known_keys(where, raw, FILE_KEYS)
+    base = (load_experiment(_typed(where, raw, "extends", str, ""), (*_extending, path.resolve()))
+            if "extends" in raw else None)
     cells = tuple(_cell(path, i, c) for i, c in enumerate(_typed(where, raw, "cells", list, []), start=1))
+    cells = _of_corpora(path, cells or (base.cells if base else ()), raw.get("corpora"))
     if not cells:
         raise IsarcasmError(f"{path}: no [[cells]] listed")
     _no_repeated_cell(path, cells)
     name = _typed(where, raw, "name", str, path.stem)
     safe_name(name, f"{path}: experiment name")  # it names folders and files of the stores
-    return Experiment(name, _typed(where, raw, "title", str, path.stem), _typed(where, raw, "source", str, ""),
-                      cells, _train(path, _typed(where, raw, "train", dict, {})),
-                      tuple(_metric(f"{path}: metrics", m) for m in _typed(where, raw, "metrics", list, [])))
+    inherited = base or Experiment(name, path.stem, "")
+    metrics, seeds = raw.get("metrics"), raw.get("seeds", inherited.seeds)
+    if seeds is not None and (isinstance(seeds, bool) or not 1 <= seeds <= MAX_SEEDS):
+        raise IsarcasmError(f"{path}: 'seeds' must be a whole number from 1 to {MAX_SEEDS:,}, not {seeds!r}")
+    return Experiment(name, _typed(where, raw, "title", str, inherited.title),
+                      _typed(where, raw, "source", str, inherited.source), cells,
+                      _train(path, {**dict(inherited.train), **_typed(where, raw, "train", dict, {})}),
+                      inherited.metrics if metrics is None else
+                      tuple(_metric(f"{path}: metrics", m) for m in _typed(where, raw, "metrics", list, [])),
+                      seeds)
+
+
+def _of_corpora(path: Path, cells: tuple["Cell", ...], corpora: list | None) -> tuple["Cell", ...]:
+    """The cells of the corpora a file lists (``corpora = [...]``: its study covers only those); all without."""
+    if corpora is None:
+        return cells
+    present = {cell.corpus for cell in cells}
+    unknown = [corpus for corpus in corpora if corpus not in present]
+    if unknown:
+        raise IsarcasmError(f"{path}: corpora: no cell of {', '.join(map(repr, unknown))} "
+                            f"(its corpora: {', '.join(sorted(present))})")
+    return tuple(cell for cell in cells if cell.corpus in corpora)
+
+
+def _path(name_or_path: str) -> Path:
+    """The file of an experiment's name (a shipped one) or of a path to a .toml file."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        path = TABLES / f"{name_or_path}.toml"
+        if not path.is_file():
+            raise IsarcasmError(f"unknown experiment '{name_or_path}' (known: {', '.join(available())}, "
+                                "or a path to a .toml file)")
+    require_file(path, f"{path}: experiment file not found")
+    return path
 
 
 def _known_keys(where: str, raw: dict, declared: dict[str, type]) -> None:
@@ -144,7 +181,8 @@ def _typed(where: str, raw: dict, key: str, kind: type, default):
     value = raw.get(key, default)
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not (number if kind is float else isinstance(value, kind)):
-        wanted = {list: "a list", dict: "a table", str: "a string", bool: "true or false", float: "a number"}[kind]
+        wanted = {list: "a list", dict: "a table", str: "a string", bool: "true or false", float: "a number",
+                  int: "a whole number"}[kind]
         raise IsarcasmError(f"{where}: '{key}' must be {wanted}, not {value!r}")
     return value
 

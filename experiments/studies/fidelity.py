@@ -2,11 +2,11 @@
 
 Reads two finished reproductions of one experiment (Table 7 or Table 6), the paper's
 protocol as written (``table7``) and the authors'-code protocol (``table7-authors-code``,
-see ``isarcasm reproduce --protocol``), and, from their runs' per-epoch records, the two
-mixed protocols (as-written training with the authors' grid rule; the authors' training
+the experiment file ``isarcasm reproduce table7-authors-code`` runs), and, from their runs' per-epoch
+records, the two mixed protocols (as-written training with the authors' grid rule; the authors' training
 with the paper's rule), so each element's effect is measured on paired seeds.  Results
 of single elements (``table7-batching-class-ratio``, ``table7-clip-global-norm-1``, and the others
-of :data:`ELEMENTS`) join the ablation when they exist.  Nothing is trained.
+of :data:`ELEMENTS`, by the names listed there) join the ablation when they exist.  Nothing is trained.
 
 :func:`elements` (``isarcasm report table7 --elements``) sets each of those elements alone beside the
 paper as written, from results files only, with the same pairing (:func:`_paired`).
@@ -20,7 +20,6 @@ test split itself, to bound what any threshold rule could reach with these model
 """
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,10 +31,9 @@ from experiments.reports.fidelity import paper_numbers
 from experiments.results.files import ResultsFiles
 from experiments.results.schema import Result
 from experiments.runs.one.metrics import summary_stats
-from experiments.runs.one.protocol import PROTOCOLS as NAMED_PROTOCOLS
-from experiments.runs.one.protocol import TrainConfig, authors_lines, experiment_name, flag, value_name
 from experiments.runs.one.store import EPOCHS
 from experiments.runs.one.trajectory import load_record
+from experiments.studies.experiment import available, load_experiment
 from experiments.studies.selection import reselect
 from preprocessing.errors import IsarcasmError
 
@@ -52,64 +50,103 @@ PROTOCOLS = (
 OPTIONAL = {"authors-scripts"}
 
 
+#: Where the iSarcasm authors' code sets a training setting to a value, by (setting, value), in the order an
+#: element's sources list them (docs/protocol.md#settings has them with every setting).
+AUTHORS_LINES = {
+    ("batching", "class-ratio"): "src/data_and_resources_acl.py:54-61",
+    ("batching", "class-ratio-once"): "src/data_and_resources_acl.py:54-106, :280-307",
+    ("clip_global_norm", 1.0): "src/main.py:53, src/model.py:304-305",
+    ("clip_global_norm", 0.2): "bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10",
+    ("clip_global_norm", 0.1): "bin/run_riloff.sh:21, bin/run_me.sh:20",
+    ("initial_state", "random"): "src/main.py:134-138, src/model.py:219-224",
+    ("oov_init", "uniform"): "src/data_and_resources_acl.py:126",
+    ("vocabulary", "all-splits-drop"): "src/data_and_resources_acl.py:349-363, :121, :217-219, bin/run.sh:23",
+    ("min_train_tokens", 3): "src/data_and_resources_acl.py:99, bin/run.sh:24",
+    ("cut_train_tokens", 40): "src/data_and_resources_acl.py:217, src/main.py:36, bin/run.sh:25",
+    ("batch_order", "each-epoch"): "src/data_and_resources_acl.py:381-382, src/main.py:156, :229-230",
+    ("batch_size", 16): "bin/best_riloff_ia_lstm.sh:9",
+    ("epochs", 100): "bin/best_riloff_ia_lstm.sh:26, src/main.py:79-81",
+    ("dropout", 0.5): "bin/best_riloff_ia_lstm.sh:11, src/main.py:76-78",
+}
+#: The options of the settings that have their own (experiments/cli/options.py); every other is ``--set``.
+_OWN_OPTIONS = {"epochs": "--epochs", "batch_size": "--batch-size"}
+
+
 class Element(NamedTuple):
     """One training element of the authors' code measured alone on the paper's protocol: ``changed``, the
-    settings it changes (their results are ``<experiment><suffix>``)."""
+    settings it changes, and ``name``, its results' name after the experiment's (``<experiment>-<name>``),
+    listed here, never worked out from the settings.  ``extends``: its settings are an experiment file's
+    (``<experiment>-<name>``, e.g. ``table7-authors-code``), which trains it."""
 
     label: str
     changed: dict
-    protocol: str | None = None  # a named protocol's elements together (``--protocol NAME``)
-
-    @property
-    def suffix(self) -> str:
-        return "-" + TrainConfig(**self.changed).variant()
+    name: str
+    extends: bool = False
 
     def results_name(self, experiment: str) -> str:
-        """Its results of ``experiment`` by the one naming rule (:func:`experiment_name`):
-        ``table7`` -> ``table7-clip-global-norm-0.2``."""
-        return experiment_name(experiment, TrainConfig(**self.changed))
+        return f"{experiment}-{self.name}"
 
     def command(self, experiment: str) -> str:
         """The command that trains its results of ``experiment``."""
-        return f"isarcasm reproduce {experiment} {self.options}"
+        if self.extends:
+            return f"isarcasm reproduce {self.results_name(experiment)}"
+        return f"isarcasm reproduce {experiment} {self.options} --name {self.results_name(experiment)}"
 
     @property
     def options(self) -> str:
-        """The options that train it: ``--clip-global-norm 0.2``, or ``--protocol authors-scripts``."""
-        if self.protocol:
-            return f"--protocol {self.protocol}"
-        settings = {f.name: f for f in fields(TrainConfig)}
-        return " ".join(f"{flag(settings[name])} {value_name(value)}" for name, value in self.changed.items())
+        """The options that train it on an experiment (``--set clip_global_norm=0.2``); '' for an experiment
+        file's."""
+        if self.extends:
+            return ""
+        return " ".join(f"{_OWN_OPTIONS[key]} {value}" if key in _OWN_OPTIONS else f"--set {key}={value}"
+                        for key, value in self.changed.items())
 
     @property
     def sources(self) -> str:
-        """Its lines in the authors' code, as the options' help cites them."""
-        return "; ".join(filter(None, (authors_lines(name, value) for name, value in self.changed.items())))
+        """Its lines in the authors' code (:data:`AUTHORS_LINES`)."""
+        return "; ".join(lines for (key, value), lines in AUTHORS_LINES.items()
+                         if key in self.changed and self.changed[key] == value)
 
 
 #: Results of one training element alone, joined to the ablation when present and reported by
-#: :func:`elements`.  The batch order redrawn each epoch is ours
-#: (the authors' batches, like Keras' on TensorFlow, keep one order); batch 16, 100 epochs and dropout 0.5 are
+#: :func:`elements`, with the names their results have.  The batch order redrawn each epoch is ours (the
+#: authors' batches, like Keras' on TensorFlow, keep one order); batch 16, 100 epochs and dropout 0.5 are
 #: bin/best_riloff_ia_lstm.sh's values where the paper states its own.
-ELEMENTS = tuple(Element(label, changed) for label, changed in (
-    ("class-ratio batches alone", {"batching": "class-ratio"}),
-    ("the authors' class-ratio batches, formed once, alone", {"batching": "class-ratio-once"}),
-    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0}),
-    ("global-norm clipping 0.2 (their scripts) alone", {"clip_global_norm": 0.2}),
-    ("global-norm clipping 0.1 (their scripts) alone", {"clip_global_norm": 0.1}),
-    ("OOV vectors U(-0.1, 0.1) alone", {"oov_init": "uniform"}),
-    ("vocabulary over all splits, rare words dropped, alone", {"vocabulary": "all-splits-drop"}),
-    ("training texts under 3 tokens dropped alone", {"min_train_tokens": 3}),
-    ("training texts cut to 40 tokens alone", {"cut_train_tokens": 40}),
-    ("random LSTM initial state alone", {"initial_state": "random"}),
-    ("batch order redrawn each epoch alone", {"batch_order": "each-epoch"}),
-    ("batch size 16 (bin/best_riloff_ia_lstm.sh) alone", {"batch_size": 16}),
-    ("100 epochs (bin/best_riloff_ia_lstm.sh) alone", {"epochs": 100}),
-    ("dropout 0.5 before the classifier (bin/best_riloff_ia_lstm.sh) alone", {"dropout": 0.5})))
-#: The named protocols (``--protocol``), all their elements together and their grid rule, reported after the
-#: single elements on the same paired seeds: the protocol before (``authors-code``) and after the scripts' values.
-TOGETHER = tuple(Element(f"--protocol {name}: all its elements together, with its rule", preset, name)
-                 for name, preset in list(NAMED_PROTOCOLS.items())[1:])
+ELEMENTS = tuple(Element(label, changed, name) for label, changed, name in (
+    ("class-ratio batches alone", {"batching": "class-ratio"}, "batching-class-ratio"),
+    ("the authors' class-ratio batches, formed once, alone", {"batching": "class-ratio-once"},
+     "batching-class-ratio-once"),
+    ("global-norm clipping 1.0 alone", {"clip_global_norm": 1.0}, "clip-global-norm-1"),
+    ("global-norm clipping 0.2 (their scripts) alone", {"clip_global_norm": 0.2}, "clip-global-norm-0.2"),
+    ("global-norm clipping 0.1 (their scripts) alone", {"clip_global_norm": 0.1}, "clip-global-norm-0.1"),
+    ("OOV vectors U(-0.1, 0.1) alone", {"oov_init": "uniform"}, "oov-init-uniform"),
+    ("vocabulary over all splits, rare words dropped, alone", {"vocabulary": "all-splits-drop"},
+     "vocabulary-all-splits-drop"),
+    ("training texts under 3 tokens dropped alone", {"min_train_tokens": 3}, "min-train-tokens-3"),
+    ("training texts cut to 40 tokens alone", {"cut_train_tokens": 40}, "cut-train-tokens-40"),
+    ("random LSTM initial state alone", {"initial_state": "random"}, "initial-state-random"),
+    ("batch order redrawn each epoch alone", {"batch_order": "each-epoch"}, "batch-order-each-epoch"),
+    ("batch size 16 (bin/best_riloff_ia_lstm.sh) alone", {"batch_size": 16}, "batch-size-16"),
+    ("100 epochs (bin/best_riloff_ia_lstm.sh) alone", {"epochs": 100}, "epochs-100"),
+    ("dropout 0.5 before the classifier (bin/best_riloff_ia_lstm.sh) alone", {"dropout": 0.5}, "dropout-0.5")))
+#: The experiment files of the authors' protocols (``<experiment>-authors-code``, ``-authors-scripts``): all their
+#: elements together with their grid rule, reported after the single elements on the same paired seeds.
+TOGETHER = ("authors-code", "authors-scripts")
+
+
+def together_elements(experiment: str) -> tuple[Element, ...]:
+    """The elements of the authors' protocols of ``experiment``: the [train] settings their experiment files
+    add to it (none where it has no such file)."""
+    base = dict(load_experiment(experiment).train) if experiment in available() else {}
+
+    def changed(name: str) -> dict:
+        if name not in available():
+            return {}
+        return {key: value for key, value in load_experiment(name).train if base.get(key) != value}
+    return tuple(Element(f"{name}: all its elements together, with its rule", changed(f"{experiment}-{name}"), name,
+                         extends=True) for name in TOGETHER)
+
+
 F1, P, R, MACRO = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro"
 RATE = "predicted_positive_rate"
 
@@ -159,7 +196,7 @@ def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
     name = experiment + suffix
     found = results.find(name)
     if found is None:
-        command = f"isarcasm reproduce {experiment}" + (" --protocol authors-code" if suffix == "-authors-code" else "")
+        command = f"isarcasm reproduce {name}"
         raise IsarcasmError(f"no results '{name}' in {results.folder}/: make them with `{command}` (reusing finished "
                             "runs)")
     return found
@@ -236,16 +273,17 @@ def elements(experiment: str, results: ResultsFiles) -> Result:
     from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
     corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
     base = _load(results, experiment, "")
-    found = _element_results(results, experiment, (*ELEMENTS, *TOGETHER))
+    together = together_elements(experiment)
+    found = _element_results(results, experiment, (*ELEMENTS, *together))
     if not found:
         raise IsarcasmError(f"no results of a single element of '{experiment}' in {results.folder}/: make one with "
-                            f"`isarcasm reproduce {experiment} {ELEMENTS[0].options}` (the others: docs/protocol.md)")
+                            f"`{ELEMENTS[0].command(experiment)}` (the others: docs/protocol.md)")
     corpora = {c["corpus"] for result in found.values() for c in result.cells if c.get("runs")}
     keys = dict.fromkeys((c["corpus"], c["model"]) for result in (base, *found.values()) for c in result.cells
                          if c["corpus"] in corpora and c.get("runs"))
     cells = [_element_row(element, experiment, found.get(element.label),
                           _cell(base, model, corpus), (corpus, model))
-             for element in (*ELEMENTS, *TOGETHER) for corpus, model in keys]
+             for element in (*ELEMENTS, *together) for corpus, model in keys]
     shown = ", ".join(sorted(corpora))
     return Result("elements", f"{experiment}-elements", cells, {
         "as_written": experiment, "corpus": shown,

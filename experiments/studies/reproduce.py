@@ -67,6 +67,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
             tqdm.write(cell_line(summaries[cell.key]))
 
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in model_cells}
+    settings.announce(experiment.name, protocol)
     run_tasks(tasks, datasets, settings.executor, runs_name, finished)
     name, variant = settings.experiment(experiment.name, protocol), train.variant(protocol)
     kept = [cell for cell in experiment.cells if cell.is_human or cell in model_cells]

@@ -8,6 +8,7 @@ rules (and a new option is added once).
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -24,26 +25,23 @@ from preprocessing.errors import IsarcasmError
 log = logging.getLogger("isarcasm")
 
 
-#: The TrainConfig fields that are command-line options (those with a ``help``); the others
-#: (``threshold``, ``validation_fraction``, ``max_train``) only an experiment's protocol sets.
-TRAIN_OPTIONS = tuple(f.name for f in fields(TrainConfig) if f.metadata.get("help"))
-
-
 @dataclass(frozen=True)
 class TrainChoice:
     """The training settings a command was asked for, before they meet an experiment's protocol:
-    the settings ``given`` (typed on the command line or set in the environment: a default left alone
-    is none of them), and ``--quick``.
+    the settings ``given`` (typed on the command line, ``--set`` or set in the environment: a default
+    left alone is none of them), ``--quick``, and the results name ``--name`` (None: a readable
+    default, :meth:`TrainConfig.variant`).
 
     :meth:`over` is the one place where they meet, the same for ``reproduce``, ``cross-eval`` and
-    ``benchmark``: a setting given wins (and names the variant); every other is the protocol's (an
-    experiment file's ``[train]`` table; the paper's where it sets none), so a command's own defaults
-    never replace what an experiment file says, and the runs a benchmark looks for are the runs
-    ``reproduce`` makes of the same file.
+    ``benchmark``: a setting given wins; every other is the protocol's (an experiment file's
+    ``[train]`` table; the paper's where it sets none), so a command's own defaults never replace what
+    an experiment file says, and the runs a benchmark looks for are the runs ``reproduce`` makes of the
+    same file.
     """
 
     given: dict = field(default_factory=dict)
     quick: bool = False
+    name: str | None = None
 
     def over(self, protocol: TrainConfig | None = None) -> TrainConfig:
         """The training settings of the runs of an experiment whose protocol (its ``[train]`` table)
@@ -58,11 +56,6 @@ class TrainChoice:
         default = TrainConfig()
         return cls({f.name: getattr(config, f.name) for f in fields(TrainConfig)
                     if getattr(config, f.name) != getattr(default, f.name)})
-
-    def under(self, elements: dict) -> "TrainChoice":
-        """This choice with a protocol's ``elements`` (``--protocol authors-code``) for the settings not
-        given: one given beside them wins, and names the variant."""
-        return replace(self, given={**elements, **self.given})
 
 
 @dataclass
@@ -94,11 +87,19 @@ class Settings:
         return self.training.over(protocol)
 
     def experiment(self, base: str, protocol: TrainConfig | None = None, trained: bool = False) -> str:
-        """The name of experiment ``base``'s results: its name, then how the training settings its runs
-        use (:meth:`train_for`) differ from its protocol (``protocol``; the paper's when None), so
-        variants never mix with it.  ``trained``: the name of its runs in the store, which a rule applied
-        to the per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
-        return experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
+        """The name of experiment ``base``'s results and runs: ``--name`` where given; else ``base`` where the
+        training settings its runs use (:meth:`train_for`) are its protocol's (``protocol``; the paper's when
+        None), else a readable default that lists what differs (:func:`experiment_name`), so other settings
+        never mix with it.  ``trained``: the name of its runs in the store, which a rule applied to the
+        per-epoch record (tuned, grid) shares with the runs it reads (see :meth:`TrainConfig.trained`)."""
+        return self.training.name or experiment_name(base, self.train_for(protocol), protocol, trajectory=trained)
+
+    def announce(self, base: str, protocol: TrainConfig | None = None) -> None:
+        """Say on stderr, before anything is trained, the name the results and runs of ``base`` get when it is a
+        default of other settings than the experiment's (:meth:`experiment`; ``--name`` chooses another)."""
+        name = self.experiment(base, protocol)
+        if name != base and self.training.name is None:
+            print(f"results name: {name} (other settings than {base}'s; --name NAME chooses another)", file=sys.stderr)
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:
         """``run``'s readable folder in ``experiment`` and the run of its configuration hash it is reused from:
@@ -178,10 +179,10 @@ class Settings:
             return list(models)
         kept = [model for model, spec in zip(models, specs) if spec.reads_context]
         for model in dict.fromkeys(m for m in models if m not in kept):
-            log.warning(f"{model} left out: --context needs a model that reads tokens alone, and {model} also "
+            log.warning(f"{model} left out: context needs a model that reads tokens alone, and {model} also "
                         "reads other features")
         if models and not kept:
-            raise IsarcasmError("--context: none of the chosen models reads tokens alone; leave out --context or "
+            raise IsarcasmError("context: none of the chosen models reads tokens alone; leave context out or "
                                 "choose such models with --models")
         return kept
 

@@ -18,7 +18,7 @@ def test_the_bigru_example_trains_evaluates_and_records_its_source(tmp_path):
     corpus = write_corpus(tmp_path / "toy.csv")
     runner = CliRunner()
     result = runner.invoke(main, ["--model-module", str(EXAMPLE), "train", "--corpus", str(corpus),
-                                  "--split-col", "split", "--model", "bigru", "--epochs", "1", "--embeddings", "random",
+                                  "--split-col", "split", "--model", "bigru", "--epochs", "1", "--set", "embeddings=random",
                                   "--output-dir", str(tmp_path / "runs")])
     assert result.exit_code == 0, result.output
     run = tmp_path / "runs/train-epochs-1-embeddings-random/toy/bigru/seed-0"

@@ -84,11 +84,11 @@ def trained(tmp_path_factory):
         train = ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn", "--epochs", "1",
                  "--batch-size", "32", "--output-dir", str(root / "runs")]
         for embeddings in (DEFAULT, "glove-6b-full"):
-            result = cli(data, *train, "--embeddings", embeddings)
+            result = cli(data, *train, "--set", f"embeddings={embeddings}")
             assert result.exit_code == 0, result.output
         (root / "toy.toml").write_text(EXPERIMENT.format(corpus=corpus))
         result = cli(data, "reproduce", str(root / "toy.toml"), "--seeds", "1", "--split-col", "split",
-                     "--embeddings", "glove-twitter-100", "--output-dir", str(root / "runs"),
+                     "--set", "embeddings=glove-twitter-100", "--output-dir", str(root / "runs"),
                      "--results-dir", str(root / "results"), "--reference-dir", str(root / "none"))
         assert result.exit_code == 0, result.output
         yield root, data
@@ -133,7 +133,7 @@ def test_reproduce_with_named_vectors_writes_a_separately_named_results_set(trai
 def test_a_missing_named_vectors_file_is_one_line_with_the_command_that_fetches_it(tmp_path, name):
     corpus = write_corpus(tmp_path / "toy.csv")
     result = cli(tmp_path, "train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn",
-                 "--embeddings", name, "--output-dir", str(tmp_path / "runs"))
+                 "--set", f"embeddings={name}", "--output-dir", str(tmp_path / "runs"))
     assert_one_line_error(result, f"{tmp_path / CATALOG_FILES[name]}: word vectors file not found",
                           f"`isarcasm data fetch {name}`")  # from the upstream: no --mirror
     assert list((tmp_path / "runs").rglob("*")) == []  # nothing stored

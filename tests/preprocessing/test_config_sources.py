@@ -59,12 +59,13 @@ CELL = "[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n"
     ("[TRAIN]\nepochs = 2\n" + CELL, "unknown key 'TRAIN' \\(did you mean 'train'\\?\\)"),
     ("metrcs = ['f1_macro']\n" + CELL, "exp.toml: unknown key 'metrcs' \\(did you mean 'metrics'\\?\\)"),
     ("Title = 't'\n" + CELL, "unknown key 'Title' \\(did you mean 'title'\\?\\)"),
-    ("colour = 'red'\n" + CELL, "unknown key 'colour' \\(known: cells, metrics, name, source, title, train\\)"),
+    ("colour = 'red'\n" + CELL, "unknown key 'colour' \\(known: cells, corpora, extends, metrics, name, seeds, source, title, train\\)"),
     (CELL + "Corpus = 'ptacek'\n", "exp.toml: cell 1: unknown key 'Corpus' \\(did you mean 'corpus'\\?\\)"),
     (CELL + "published = { metric = 'f1_macro', value = 0.5, sorce = 'x' }\n",
      "cell 1: published: unknown key 'sorce' \\(did you mean 'source'\\?\\)"),
     # options of the command line, and training settings outside [train]
-    ("seeds = [1, 2]\n" + CELL, "exp.toml: 'seeds' is not read from an experiment file; .*\\(--seeds\\)"),
+    ("seeds = [1, 2]\n" + CELL, "exp.toml: 'seeds' must be a whole number, not \\[1, 2\\]"),
+    ("models = ['cnn']\n" + CELL, "exp.toml: 'models' is not read from an experiment file; .*\\(--models\\)"),
     ("epochs = 3\n" + CELL, "exp.toml: 'epochs' is a training setting; put it in the file's \\[train\\] table"),
     (CELL + "threshold = 0.2\n", "cell 1: 'threshold' is a training setting; .*\\[train\\] table as threshold"),
     (CELL + "epochs = 1\n", "cell 1: 'epochs' is a training setting"),
@@ -86,7 +87,7 @@ def test_an_experiment_file_value_that_cannot_be_honoured_is_one_line(tmp_path, 
 def test_options_take_their_ranges_from_the_same_declarations(tmp_path):
     train = ["--data-dir", str(tmp_path), "train", "--corpus", "riloff", "--model", "cnn"]
     one_line(CliRunner().invoke(main, [*train, "--batch-size", str(10 ** 18)]), r"--batch-size.*1<=x<=1048576", 2)
-    one_line(CliRunner().invoke(main, [*train, "--lr", "nan"]), r"--lr must be a number greater than 0, not nan")
+    one_line(CliRunner().invoke(main, [*train, "--lr", "nan"]), r"learning_rate must be a number greater than 0, not nan")
     one_line(CliRunner().invoke(main, ["preprocess", "--text", "a", "--max-len", str(10 ** 12)]),
              r"--max-len.*1<=x<=10000", 2)
 

@@ -252,7 +252,7 @@ def trained_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("run")
     corpus = write_corpus(folder / "toy.csv")
     result = CliRunner().invoke(main, ["--data-dir", str(folder), "train", "--corpus", str(corpus), "--model", "cnn",
-                                       "--split-col", "split", "--epochs", "1", "--embeddings", "random",
+                                       "--split-col", "split", "--epochs", "1", "--set", "embeddings=random",
                                        "--output-dir", str(folder / "runs")])
     assert result.exit_code == 0, result.output
     return next((folder / "runs").glob("*/toy/cnn/seed-0"))

@@ -122,7 +122,7 @@ def corpus(tmp_path) -> Path:
 
 
 def train(corpus: Path, tmp_path: Path, *options: str):
-    args = ["train", "--corpus", str(corpus), "--model", "cnn", "--embeddings", "random", "--epochs", "1",
+    args = ["train", "--corpus", str(corpus), "--model", "cnn", "--set", "embeddings=random", "--epochs", "1",
             "--split-col", "split", "--output-dir", str(tmp_path / "runs"), *options]
     started = time.perf_counter()
     result = CliRunner().invoke(main, args)
@@ -130,14 +130,14 @@ def train(corpus: Path, tmp_path: Path, *options: str):
 
 
 def test_max_len_of_a_billion_is_refused_by_its_declared_range(corpus, tmp_path):
-    result, _ = train(corpus, tmp_path, "--max-len", "1000000000")
-    assert result.exit_code == 2 and "1000000000" in result.output and "10000" in result.output, result.output
+    result, _ = train(corpus, tmp_path, "--set", "max_len=1000000000")
+    assert result.exit_code == 1 and "max_len must be" in result.output and "1000000000" in result.output, result.output
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").rglob("*.keras"))
 
 
 def test_padded_ids_beyond_the_memory_budget_are_refused_before_they_are_allocated(corpus, tmp_path, monkeypatch):
     monkeypatch.setenv("ISARCASM_MEMORY_LIMIT", "2M")
-    result, seconds = train(corpus, tmp_path, "--max-len", "10000")
+    result, seconds = train(corpus, tmp_path, "--set", "max_len=10000")
     assert result.exit_code == 1
     line = one_line(result)
     assert "padded token ids of 144 texts at max_len 10,000 would take" in line, line
@@ -148,7 +148,7 @@ def test_padded_ids_beyond_the_memory_budget_are_refused_before_they_are_allocat
 
 def test_a_pairwise_model_at_a_long_max_len_is_refused_before_it_is_built(corpus, tmp_path):
     """10,000 positions are cheap as ids (8 MiB) but MIARN's pair tensor is batch x T x T x (k + 1)."""
-    result, _ = train(corpus, tmp_path, "--max-len", "10000", "--model", "miarn")
+    result, _ = train(corpus, tmp_path, "--set", "max_len=10000", "--model", "miarn")
     assert result.exit_code == 1
     line = one_line(result)
     assert "training miarn" in line and "lower --max-len or --batch-size" in line, line
@@ -239,7 +239,7 @@ def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_ti
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{write_corpus(tmp_path / 'toy.csv')}'\n"
                           "model = 'cnn'\n")
     started = time.perf_counter()
-    result = CliRunner().invoke(main, ["reproduce", str(experiment), "--quick", "--embeddings", "random",
+    result = CliRunner().invoke(main, ["reproduce", str(experiment), "--quick", "--set", "embeddings=random",
                                        "--split-col", "split", "--executor", "ray", "--address", address,
                                        "--output-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1, result.output

@@ -38,8 +38,8 @@ def test_every_command_refuses_a_corpus_text_with_a_lone_surrogate_naming_file_a
     run = shutil.copytree(OLD_RUN, tmp_path / "run")
     where = rf"^Error: {re.escape(str(corpus))}:4: \[\"text\"\]: {PROBLEM}"
     for args in (["data", "stats", str(corpus)], ["preprocess", "--corpus", str(corpus), "--split-col", "split"],
-                 ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn", "--embeddings",
-                  "random", "--output-dir", str(tmp_path / "runs")],
+                 ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn", "--set",
+                  "embeddings=random", "--output-dir", str(tmp_path / "runs")],
                  ["evaluate", str(run), "--corpus", str(corpus)]):
         one_line(CliRunner().invoke(main, ["--data-dir", str(tmp_path), *args]), where)
 

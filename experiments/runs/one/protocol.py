@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
-from embeddings.vectors import DEFAULT as DEFAULT_VECTORS, vectors_help
+from embeddings.vectors import DEFAULT as DEFAULT_VECTORS
 from experiments.runs.one.provenance import backend_variant
 from preprocessing.config import PreprocessConfig
 from preprocessing.errors import IsarcasmError
@@ -62,43 +62,19 @@ VOCABULARIES = ("train", "all-splits-drop")
 #: trains every epoch on one permutation: docs/protocol.md#shuffled-once; every committed run) or "each-epoch" (a new
 #: permutation every epoch, drawn from the run's seed: :func:`experiments.runs.one.training.fit_data`).
 BATCH_ORDERS = ("once", "each-epoch")
-#: ``--protocol authors-code``: what the iSarcasm authors' public code (silviu-oprea/sarcasm-cronos) does
-#: that the paper does not state, each also its own option: class-ratio batches
-#: (src/data_and_resources_acl.py:54-61), the gradients' global norm clipped to 1 (src/main.py:53,
-#: src/model.py:304-305: the flag's default, which every script the repository ships overrides with 0.1
-#: or 0.2), and the grid threshold rule (src/main.py:182-198, src/metrics.py:14-27).
-AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="grid")
-#: ``--protocol authors-scripts``: every element of the authors' code that ``bin/run.sh`` (sarcasm-cronos, the
-#: script of their iSarcasm-style runs) passes or that their code does regardless of flags, each also its own
-#: option: the class-ratio batches formed once (src/data_and_resources_acl.py:65-106, :280-307, :381-382),
-#: clipping at 0.2 (bin/run.sh:21), the LSTMs' random initial state (src/main.py:134-138), OOV rows U(-0.1, 0.1)
-#: (src/data_and_resources_acl.py:120-127), the vocabulary over all splits with words seen once dropped
-#: (:349-363, bin/run.sh:23), training texts under 3 tokens dropped and cut to 40 (bin/run.sh:24-25, training
-#: texts only), and the grid rule.  Where a script and the paper disagree (batch size, epochs, dropout of
-#: bin/best_riloff_ia_lstm.sh), the paper's value stays.
-AUTHORS_SCRIPTS = dict(batching="class-ratio-once", clip_global_norm=0.2, initial_state="random",
-                       oov_init="uniform", vocabulary="all-splits-drop", min_train_tokens=3, cut_train_tokens=40,
-                       selection="grid")
-#: ``--protocol`` choices: the paper as written (the default), the authors' code as the committed
-#: ``<experiment>-authors-code`` results ran it (its flags' defaults), or everything their scripts pass.
-PROTOCOLS = {"as-written": {}, "authors-code": AUTHORS_CODE, "authors-scripts": AUTHORS_SCRIPTS}
-
-
 #: A field every run has recorded (see ``before`` of :func:`_setting`).
 _ALWAYS = object()
 
 
-def _setting(default, help: str | None = None, choices: tuple[str, ...] = (), flag: str | None = None,
-             before=_ALWAYS, range: Range | None = None):
-    """A training setting.  With ``help`` it is also a command-line option of every command that
-    trains (``--name``, or ``flag``; the CLI generates them from these fields).  ``choices`` and
-    ``range`` are the values it may take, declared here once and checked wherever a value comes
-    from (options, experiment files, run files: :mod:`preprocessing.schema`).  ``before``: for a
-    field added after runs were first stored, the value those runs had (usually its default): at
-    that value it is left out of the configuration hash (:meth:`TrainConfig.identity`), so those
-    runs stay valid."""
-    return field(default=default, metadata={"help": help, "choices": choices, "flag": flag, "before": before,
-                                            "range": range})
+def _setting(default, choices: tuple[str, ...] = (), before=_ALWAYS, range: Range | None = None):
+    """A training setting: a key of an experiment file's ``[train]`` table and of ``--set`` (the commands'
+    own options are the few people change daily: experiments/cli/options.py).  ``choices`` and ``range`` are
+    the values it may take, declared here once and checked wherever a value comes from (options, experiment
+    files, run files: :mod:`preprocessing.schema`).  ``before``: for a field added after runs were first
+    stored, the value those runs had (usually its default): at that value it is left out of the
+    configuration hash (:meth:`TrainConfig.identity`), so those runs stay valid.  What each value does in
+    the iSarcasm authors' code, with its lines there: docs/protocol.md#settings."""
+    return field(default=default, metadata={"choices": choices, "before": before, "range": range})
 
 
 #: Upper bounds no real training asks for; a value above is a typo (``1e18``), refused before it sizes anything.
@@ -112,93 +88,58 @@ FRACTION = Range(0, 1, low_open=True, high_open=True)
 class TrainConfig:
     """Training settings, the paper's by default; everything here goes into config.json and the config hash."""
 
-    epochs: int = _setting(30, "Training epochs: the paper's 30, as the iSarcasm authors' bin/run.sh:37; their "
-                           "bin/best_riloff_ia_lstm.sh:26 passes 100, the flag's default, src/main.py:79-81.",
-                           range=Range(1, MAX_EPOCHS))
-    batch_size: int = _setting(128, "Examples per training step: the paper's 128; the iSarcasm authors' "
-                               "bin/best_riloff_ia_lstm.sh:9 passes 16.",
-                               range=Range(1, MAX_BATCH))
-    learning_rate: float = _setting(1e-3, "Adam's learning rate.", flag="--lr", range=POSITIVE)
+    #: Training epochs (the paper's 30).
+    epochs: int = _setting(30, range=Range(1, MAX_EPOCHS))
+    #: Examples per training step (the paper's 128).
+    batch_size: int = _setting(128, range=Range(1, MAX_BATCH))
+    #: Adam's learning rate.
+    learning_rate: float = _setting(1e-3, range=POSITIVE)
     validation_fraction: float = _setting(0.1, range=FRACTION)
-    selection: str = _setting("best", "best: the epoch of best validation F1; last: the final epoch; tuned: best's "
-                              "epoch with a threshold tuned on validation; grid: the iSarcasm authors' per-epoch "
-                              "threshold grid (studies apply tuned and grid to best runs' per-epoch record).",
-                              RULES)
+    #: The selection rule (:data:`RULES`): best, the epoch of best validation F1; last, the final epoch; tuned,
+    #: best's epoch with a threshold tuned on validation; grid, the iSarcasm authors' per-epoch threshold grid
+    #: (studies apply tuned and grid to best runs' per-epoch record).
+    selection: str = _setting("best", RULES)
     threshold: float = _setting(0.5, range=FRACTION)
-    tune_threshold: bool = _setting(False, "Also report a variant whose threshold is tuned on validation data.")
-    embeddings: str = _setting(DEFAULT_VECTORS, vectors_help())
-    class_weight: str = _setting("none", "balanced: weight the loss by inverse class frequency (a variant, not the "
-                                 "paper's setting).", CLASS_WEIGHTS)
+    #: Also report a variant whose threshold is tuned on validation data.
+    tune_threshold: bool = _setting(False)
+    #: Word vectors (:func:`embeddings.vectors.vectors_help`).
+    embeddings: str = _setting(DEFAULT_VECTORS)
+    #: balanced: weight the loss by inverse class frequency.
+    class_weight: str = _setting("none", CLASS_WEIGHTS)
     #: Cap on training examples (set by --quick smoke runs only).
     max_train: int | None = _setting(None, range=Range(1))
-    context: str = _setting("none", "Dialogue context read beside the text by a second encoder: none, the last "
-                            "turn, or all turns (corpora with context, e.g. mustard, kocosa).", CONTEXTS,
-                            before="none")
-    select_on: str = _setting("default", "The validation F1 that --selection best maximises: default is the "
-                              "sarcastic class's (macro-F1 for multi-class tasks); macro-f1 for binary tasks too (a "
-                              "named variant).", SELECT_ON, before="default")
-    batching: str = _setting("shuffled", "shuffled: Keras' shuffled batches padded to max_len (the paper's); bucket: "
-                             "batches of texts of similar length, each cut to its longest text (about twice as fast "
-                             "for recurrent models on tweets; a named variant); class-ratio: every batch keeps the "
-                             "training class ratio, redrawn each epoch (after the authors' code, src/data_and_resources_acl.py:54-61; "
-                             "a named variant); "
-                             "class-ratio-once: the authors' own batches, formed once in corpus order, the last "
-                             "topped up with random duplicates, the same every epoch (sarcasm-cronos "
-                             "src/data_and_resources_acl.py:54-106, :280-307; a named variant).", BATCHINGS,
-                             before="shuffled")
-    clip_global_norm: float | None = _setting(None, "Clip the gradients' global norm to this value, as "
-                                              "tf.clip_by_global_norm (the authors' code: 1, the flag's default, "
-                                              "src/main.py:53, src/model.py:304-305; their scripts pass 0.2, "
-                                              "bin/run.sh:21, bin/best_riloff_ia_lstm.sh:10; or 0.1, "
-                                              "bin/run_riloff.sh:21, bin/run_me.sh:20; a named variant).",
-                                              before=None, range=POSITIVE)
-    oov_init: str = _setting("normal", "How words without a pre-trained vector start: normal (a seeded draw with the "
-                             "vectors' standard deviation, the default) or uniform (U(-0.1, 0.1), seeded per run: the "
-                             "iSarcasm authors' code, src/data_and_resources_acl.py:126; a named variant).", OOV_INITS,
-                             before="normal")
-    min_train_tokens: int | None = _setting(None, "Drop training texts of fewer tokens than this (validation and test "
-                                            "are untouched): the iSarcasm authors' min_doc_len, "
-                                            "src/data_and_resources_acl.py:99, which their scripts set to 3 "
-                                            "(bin/run.sh:24; the flag's default is 5, src/main.py:34); a named "
-                                            "variant.", before=None, range=Range(1))
-    cut_train_tokens: int | None = _setting(None, "Keep the first N tokens of each training text (validation and "
-                                            "test are untouched): the iSarcasm authors' max_doc_len 40, "
-                                            "src/data_and_resources_acl.py:217, src/main.py:36, bin/run.sh:25; a "
-                                            "named variant.", before=None, range=Range(1))
-    vocabulary: str = _setting("train", "train: the vocabulary is counted on the training split and rare words "
-                               "become <unk> (see --unk-scope); all-splits-drop: counted on the training, validation "
-                               "and test TEXTS (never their labels: only the model's vocabulary changes, every test "
-                               "text is scored), and words seen fewer than --unk-min-count times are dropped from every "
-                               "text: the iSarcasm authors' code, src/data_and_resources_acl.py:349-363, :121, "
-                               ":217-219, min count 2 as their scripts' --min_word_freq (bin/run.sh:23); a named "
-                               "variant.", VOCABULARIES, before="train")
-    initial_state: str = _setting("zeros", "The initial state of every LSTM (lstm, att-lstm, dense-lstm, "
-                                  "siarn, miarn): zeros (Keras', the paper's) or random: uniform in ±0.01, drawn "
-                                  "anew for every batch, at evaluation too, from the run's seed (the authors' code, "
-                                  "sarcasm-cronos src/main.py:134-138, src/model.py:219-224; a named variant).",
-                                  INITIAL_STATES, before="zeros")
-    batch_order: str = _setting("once", "The order of --batching shuffled's batches: once: Keras' seeded shuffle, "
-                                "which on TensorFlow repeats one permutation in every epoch (docs/protocol.md, "
-                                "#shuffled-once; on JAX and torch Keras draws a new one every epoch; the default); "
-                                "each-epoch: a new permutation every epoch, drawn from the run's seed on every "
-                                "backend, a named variant (the iSarcasm authors' batches are formed once, "
-                                "src/data_and_resources_acl.py:381-382, and read in the same order every epoch, "
-                                "src/main.py:156, :229-230).", BATCH_ORDERS, before="once")
-    dropout: float | None = _setting(None, "Dropout before every model's classifier (the default: each model's own, "
-                                     "`isarcasm models list`: 0.5 for CNN and 3CNN after Kim 2014, 0.3 for "
-                                     "Dense-LSTM, none for the others); the iSarcasm authors' "
-                                     "bin/best_riloff_ia_lstm.sh:11 passes 0.5 (their flag's default is 0, "
-                                     "src/main.py:76-78), which their code applies after each branch and its dense "
-                                     "layer, places our models do not have; a named variant.", before=None,
-                                     range=Range(0, 1, high_open=True))
+    #: Dialogue context read beside the text by a second encoder (:data:`CONTEXTS`; corpora with context).
+    context: str = _setting("none", CONTEXTS, before="none")
+    #: The validation F1 that selection ``best`` maximises (:data:`SELECT_ON`).
+    select_on: str = _setting("default", SELECT_ON, before="default")
+    #: How training texts are batched (:data:`BATCHINGS`).
+    batching: str = _setting("shuffled", BATCHINGS, before="shuffled")
+    #: Clip the gradients' global norm to this value, as ``tf.clip_by_global_norm``.
+    clip_global_norm: float | None = _setting(None, before=None, range=POSITIVE)
+    #: How words without a pre-trained vector start (:data:`OOV_INITS`).
+    oov_init: str = _setting("normal", OOV_INITS, before="normal")
+    #: Drop training texts of fewer tokens than this (validation and test are untouched).
+    min_train_tokens: int | None = _setting(None, before=None, range=Range(1))
+    #: Keep the first N tokens of each training text (validation and test are untouched).
+    cut_train_tokens: int | None = _setting(None, before=None, range=Range(1))
+    #: Which texts the vocabulary is counted on (:data:`VOCABULARIES`); all-splits-drop counts the texts of
+    #: every split, never their labels, and drops words seen fewer than ``unk_min_count`` times.
+    vocabulary: str = _setting("train", VOCABULARIES, before="train")
+    #: The initial state of every LSTM (:data:`INITIAL_STATES`); random is drawn anew for every batch, at
+    #: evaluation too, from the run's seed.
+    initial_state: str = _setting("zeros", INITIAL_STATES, before="zeros")
+    #: The order of shuffled batches (:data:`BATCH_ORDERS`).
+    batch_order: str = _setting("once", BATCH_ORDERS, before="once")
+    #: Dropout before every model's classifier (None: each model's own, `isarcasm models list`).
+    dropout: float | None = _setting(None, before=None, range=Range(0, 1, high_open=True))
 
     def __post_init__(self):
-        wrong = problems(self, flag)
+        wrong = problems(self)
         if wrong:  # every type, choice and range is declared once, on its field
             raise IsarcasmError(wrong)
         if self.batch_order != "once" and self.batching != "shuffled":
-            raise IsarcasmError(f"--batch-order {self.batch_order} is for --batching shuffled; --batching {self.batching} "
-                                "draws and orders its own batches (see --batching)")
+            raise IsarcasmError(f"batch_order {self.batch_order} is for batching shuffled; batching {self.batching} "
+                                "draws and orders its own batches (see docs/protocol.md#settings)")
 
     @classmethod
     def from_dict(cls, data: dict, source: str | Path, ignore_unknown: bool = False) -> "TrainConfig":
@@ -231,30 +172,20 @@ class TrainConfig:
         return {**changed, **ENGINE}
 
     def variant(self, protocol: "TrainConfig | None" = None, trajectory: bool = False) -> str:
-        """How this differs from ``protocol`` (default: the paper's), as a name suffix ('' when the same);
-        a Keras backend other than TensorFlow is a difference too (``backend-jax``).
-
-        Runs and results of a variant live under ``<experiment>-<variant>`` so
-        they are never mixed with (or overwrite) the faithful numbers.  An
-        experiment file may set its own protocol (e.g. word2vec vectors for
-        Chinese), which its faithful runs then follow.  The training elements of
-        a named protocol (:data:`PROTOCOLS`) together are named after it
-        (``authors-code``, ``authors-scripts``); their selection rule is ``grid``,
-        so another rule is named after it.  ``trajectory``: the name of
-        the runs, which every rule that reads a ``best`` run's record shares.
-        """
-        config = self.trained() if trajectory else self
-        protocol = protocol or TrainConfig()
-        quick, authors = [], []
+        """A readable default name for how this differs from ``protocol`` (default: the paper's), as a name
+        suffix ('' when the same): ``quick`` for ``--quick``, then ``field-value`` for each setting changed,
+        then a Keras backend other than TensorFlow (``backend-jax``).  Only a default for ``--name``: it
+        names folders and files, and nothing reads a setting back out of it (a run's identity is its
+        config.json and hash).  ``trajectory``: the name of the runs, which every rule that reads a ``best``
+        run's record shares (both sides compared as :meth:`trained`)."""
+        config, protocol = self, protocol or TrainConfig()
+        if trajectory:
+            config, protocol = config.trained(), protocol.trained()
+        quick = []
         if (config.epochs, config.max_train) == (QUICK["epochs"], QUICK["max_train"]) != (protocol.epochs,
                                                                                            protocol.max_train):
             quick, protocol = ["quick"], replace(protocol, **QUICK)
-        for name, preset in list(PROTOCOLS.items())[1:]:  # their elements differ, so at most one matches
-            training = {setting: value for setting, value in preset.items() if setting != "selection"}
-            if all(getattr(config, setting) == value for setting, value in training.items()):
-                selection = "best" if trajectory else preset["selection"]  # runs: the trajectory of best
-                authors, protocol = [name], replace(protocol, **training, selection=selection)
-        return "-".join([*quick, *changed_fields(config, protocol), *authors, *backend_variant()])
+        return "-".join([*quick, *changed_fields(config, protocol), *backend_variant()])
 
 
 def retired(train: dict) -> str:
@@ -273,27 +204,6 @@ def rerun_at(what: str, command: str) -> str:
     (:data:`RETIRED_AT`) and ``command`` (in words, or a command in backticks) to run there."""
     return (f"{what}, which left the suite; commit {RETIRED_AT} is the last that has it: run {command} there "
             f"(`git checkout {RETIRED_AT}`)")
-
-
-def flag(setting) -> str:
-    """A training setting's command-line option: ``--name`` (underscores as dashes), or its own ``flag``."""
-    return setting.metadata["flag"] or "--" + setting.name.replace("_", "-")
-
-
-#: A file:line citation in a setting's help (``src/main.py:53``, ``bin/run.sh:23-25``, or ``:280-307`` of the
-#: file named before it).
-_CITATION = re.compile(r"(?:(?:src|bin)/[\w./-]+)?:\d+(?:-\d+)?")
-
-
-def authors_lines(name: str, value) -> str:
-    """Where the iSarcasm authors' code sets setting ``name`` to ``value``, as the setting's help cites it
-    (the one place these lines are written): the citations of the help's ``;``-separated parts that name the
-    value, or of the whole help when no part does; '' when it cites none."""
-    help_text = next(f.metadata["help"] or "" for f in fields(TrainConfig) if f.name == name)
-    named = re.compile(rf"(?<![\w.-]){re.escape(value_name(value))}(?![\w-]|\.\d)")
-    parts = help_text.split(";")
-    chosen = [part for part in parts if named.search(_CITATION.sub("", part))] or parts
-    return ", ".join(citation for part in chosen for citation in _CITATION.findall(part))
 
 
 def experiment_name(base: str, config: TrainConfig, protocol: TrainConfig | None = None,

@@ -303,11 +303,11 @@ def _inputs(plan: _Plan) -> _Data:
     inputs = ModelInputs.fit(preprocess, spec.inputs, fit_texts, plan.data_dir,
                              context=train.context, lexicons=plan.resources.lexicons if plan.resources else None)
     if dataset.multi_label and train.class_weight != "none":
-        raise IsarcasmError(f"--class-weight {train.class_weight} is for single-label corpora; "
+        raise IsarcasmError(f"class_weight {train.class_weight} is for single-label corpora; "
                             f"'{dataset.name}' is multi-label")
     aux = aux_tasks(spec, dataset)
     if aux and train.class_weight != "none":
-        raise IsarcasmError(f"--class-weight is for single-head models; '{spec.name}' trains "
+        raise IsarcasmError(f"class_weight is for single-head models; '{spec.name}' trains "
                             f"{', '.join(aux)} heads beside the label on '{dataset.name}'")
     x = {name: inputs.build(texts[name], contexts[name], train.cut_train_tokens if name == "train" else None)
          for name in parts}
@@ -331,7 +331,7 @@ def _long_enough(plan: _Plan) -> list[Record]:
     lengths = token_counts(records, plan.preprocess)
     kept = [record for record, length in zip(records, lengths) if length >= least]
     if not kept:
-        raise IsarcasmError(f"--min-train-tokens {least} drops every training text of '{plan.dataset.name}' (the "
+        raise IsarcasmError(f"min_train_tokens {least} drops every training text of '{plan.dataset.name}' (the "
                             f"longest has {max(lengths)} tokens); lower it")
     plan.dataset.check_learnable(kept, plan.splits.validation)
     return kept
@@ -452,7 +452,7 @@ def _fit_and_select(plan: _Plan, network, data: _Data, verbose: int, tensorboard
     if tensorboard_dir is not None:
         callbacks.append(keras.callbacks.TensorBoard(log_dir=str(tensorboard_dir)))
     if train.batching in CLASS_RATIO and multi_label:
-        raise IsarcasmError(f"--batching {train.batching} keeps one label's class ratio; '{plan.dataset.name}' is "
+        raise IsarcasmError(f"batching {train.batching} keeps one label's class ratio; '{plan.dataset.name}' is "
                             "multi-label")
     history = network.fit(**fit_data(plan, data, cut_inputs(network)), epochs=train.epochs, callbacks=callbacks,
                           verbose=verbose)

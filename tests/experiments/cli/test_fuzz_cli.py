@@ -22,8 +22,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 # {tmp}: a folder with toy.csv (a file corpus), notrun/ (an empty folder), afile (a plain file),
 # bad.toml (a broken experiment file), results/garbage.json (not JSON) and missing/ (absent).
-TRAIN = ["train", "--corpus", "{tmp}/toy.csv", "--model", "cnn", "--split-col", "split", "--embeddings", "random"]
-REPRODUCE = ["reproduce", "{tmp}/toy.toml", "--split-col", "split", "--quick", "--embeddings", "random"]
+TRAIN = ["train", "--corpus", "{tmp}/toy.csv", "--model", "cnn", "--split-col", "split", "--set", "embeddings=random"]
+REPRODUCE = ["reproduce", "{tmp}/toy.toml", "--split-col", "split", "--quick", "--set", "embeddings=random"]
 BAD: dict[str, list[list[str]]] = {
     "isarcasm": [["--data-dir"], ["--model-module", "{tmp}/missing.py", "models", "list"], ["no-such-command"],
                  ["--model-module", "{tmp}/toy.csv", "models", "list"]],
@@ -51,9 +51,9 @@ BAD: dict[str, list[list[str]]] = {
               [*TRAIN, "--lr", "-1"], [*TRAIN, "--lr", "nan"], [*TRAIN, "--lr", "inf"], [*TRAIN, "--seed", "x"],
               ["train", "--corpus", "{tmp}/missing.csv", "--model", "cnn"],
               [*TRAIN, "--output-dir", "{tmp}/afile"], [*TRAIN, "--output-dir", "{tmp}/afile/runs"],
-              [*TRAIN[:5], "--split-col", "split", "--embeddings", "{tmp}/missing.txt"],
+              [*TRAIN[:5], "--split-col", "split", "--set", "embeddings={tmp}/missing.txt"],
               ["--data-dir", "{tmp}/missing", "train", "--corpus", "riloff", "--model", "cnn"],
-              [*TRAIN, "--selection", "bogus"], [*TRAIN, "--context", "bogus"], [*TRAIN, "--max-len", "0"],
+              [*TRAIN, "--set", "selection=bogus"], [*TRAIN, "--set", "context=bogus"], [*TRAIN, "--set", "max_len=0"],
               [*TRAIN, "--experiment", "../escape"], [*TRAIN, "--experiment", "/abs"]],
     "evaluate": [["evaluate"], ["evaluate", "{tmp}/notrun"], ["evaluate", "{tmp}/missing"], ["evaluate", "{tmp}/afile"],
                  ["evaluate", "{tmp}/notrun", "--corpus", "nosuch"]],
@@ -68,7 +68,7 @@ BAD: dict[str, list[list[str]]] = {
                   ["reproduce", "{tmp}/missing.toml"],
                   ["--data-dir", "{tmp}/missing", "reproduce", "table7", "--quick"],
                   [*REPRODUCE, "--results-dir", "{tmp}/afile"], [*REPRODUCE, "--output-dir", "{tmp}/afile/runs"],
-                  ["reproduce", "{tmp}/escape.toml", "--split-col", "split", "--quick", "--embeddings", "random"],
+                  ["reproduce", "{tmp}/escape.toml", "--split-col", "split", "--quick", "--set", "embeddings=random"],
                   ["reproduce", "{tmp}/notrun.toml"]],
     "report": [["report"], ["report", "nosuch", "--results-dir", "{tmp}/results"],
                ["report", "table7-nosuch", "--results-dir", "{tmp}/missing"],

@@ -29,10 +29,10 @@ def refused(args: list[str], message: str, data_dir=None) -> None:
 @pytest.mark.parametrize("extra, message", [
     (["--epochs", "1", "--quick"], "--quick sets epochs 2, max_train 600: give --epochs or --quick, not both"),
     (["--experiment", ""], "--experiment '' cannot be a folder name"),
-    (["--context", "all"], "has no dialogue context, so --context all would read nothing"),
+    (["--set", "context=all"], "has no dialogue context, so context all would read nothing"),
 ])
 def test_train_refuses_an_option_that_would_do_nothing(toy, tmp_path, extra, message):
-    refused(["train", "--corpus", str(toy), "--split-col", "split", "--model", "cnn", "--embeddings", "random",
+    refused(["train", "--corpus", str(toy), "--split-col", "split", "--model", "cnn", "--set", "embeddings=random",
              "--output-dir", str(tmp_path / "runs"), *extra], message)
     assert not (tmp_path / "runs").exists()
 
@@ -66,7 +66,7 @@ def test_evaluate_and_train_refuse_text_file_for_a_file_corpus(toy, tmp_path):
     message = f"{toy} is a file corpus and holds its own texts: --text-file supplies the texts of 'isarcasm-ids'"
     refused(["evaluate", str(run), "--corpus", str(toy), "--split-col", "split", "--text-file", str(texts)], message)
     assert not (run / "evaluations").exists()
-    refused(["train", "--corpus", str(toy), "--split-col", "split", "--model", "cnn", "--embeddings", "random",
+    refused(["train", "--corpus", str(toy), "--split-col", "split", "--model", "cnn", "--set", "embeddings=random",
              "--text-file", str(texts), "--output-dir", str(tmp_path / "runs")], message)
     assert not (tmp_path / "runs").exists()
 
@@ -102,7 +102,7 @@ def test_a_split_no_run_reads_is_refused_not_dropped(tmp_path, names, unused):
 def test_a_study_refuses_context_on_a_corpus_without_it_before_training(toy, tmp_path):
     experiment = tmp_path / "toy.toml"
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{toy}'\nmodel = 'cnn'\n")
-    refused(["reproduce", str(experiment), "--split-col", "split", "--context", "last", "--embeddings", "random",
+    refused(["reproduce", str(experiment), "--split-col", "split", "--set", "context=last", "--set", "embeddings=random",
              "--seeds", "1", "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")],
-            "has no dialogue context, so --context last would read nothing")
+            "has no dialogue context, so context last would read nothing")
     assert not list((tmp_path / "runs").rglob("seed-*"))

@@ -11,7 +11,7 @@ def test_train_under_another_experiment_reuses_the_finished_run_of_the_same_conf
 
     def train(experiment: str, *more: str):
         result = CliRunner().invoke(main, ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn",
-                                           "--epochs", "1", "--embeddings", "random", "--output-dir", str(runs),
+                                           "--epochs", "1", "--set", "embeddings=random", "--output-dir", str(runs),
                                            "--experiment", experiment, *more])
         assert result.exit_code == 0, result.output
         return result.output

@@ -153,7 +153,7 @@ def benchmarked(tmp_path_factory):
                                                                       for i in range(40)))
         outcome = CliRunner().invoke(main, [
             "benchmark", name, "--predictions", str(folder), "--experiments", str(experiment), "--seeds", "2",
-            "--epochs", "1", "--embeddings", "random", "--split-col", "split", "--resamples", "300",
+            "--epochs", "1", "--set", "embeddings=random", "--split-col", "split", "--resamples", "300",
             "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")])
         assert outcome.exit_code == 0, outcome.output
     ENTRANTS._items.clear()

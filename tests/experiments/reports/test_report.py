@@ -141,7 +141,7 @@ def test_an_as_written_table_ends_pointing_to_the_authors_code_with_the_measured
 
     result = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
     unmeasured = protocol_note(result, tmp_path)
-    assert "`isarcasm reproduce t --protocol authors-code`" in unmeasured
+    assert "`isarcasm reproduce t-authors-code`" in unmeasured
     assert "`isarcasm report t --fidelity`" in unmeasured
     assert "not measured" in unmeasured and "+0." not in unmeasured and "\n" not in unmeasured
     fidelity_file(tmp_path, "t", [(0.031, 0.12), (0.17, 0.05), (-0.01, 0.2)])

@@ -69,7 +69,7 @@ def test_min_train_tokens_drops_short_training_texts_only(corpus):
     assert len(data.y["train"]) == len(data.x["train"]["tokens"]) == len(data.train_texts)
     for split in ("validation", "test"):
         assert np.array_equal(data.x[split]["tokens"], default.x[split]["tokens"])
-    with pytest.raises(IsarcasmError, match="--min-train-tokens 51 drops every training text .* longest has 50"):
+    with pytest.raises(IsarcasmError, match="min_train_tokens 51 drops every training text .* longest has 50"):
         inputs(corpus, min_train_tokens=51)
 
 
@@ -94,13 +94,17 @@ def test_vocabulary_all_splits_drop_counts_test_texts_and_drops_rare_words(corpu
         assert len(data.x[split]["tokens"]) == len(default.x[split]["tokens"])  # every text is still scored
 
 
-def test_each_element_alone_joins_the_fidelity_ablation_under_its_variant_name():
-    suffixes = {element.label: element.suffix for element in ELEMENT_RESULTS}
+def test_each_element_alone_is_listed_under_the_default_name_its_settings_get():
+    """The elements' results are found by the names listed with them; each is also the default name of its
+    settings (`reproduce table7 --set oov_init=uniform` without --name writes what the report reads)."""
+    names = {element.label: element.results_name("table7") for element in ELEMENT_RESULTS}
     for label, changed in [("OOV vectors U(-0.1, 0.1) alone", "oov_init"),
                            ("vocabulary over all splits, rare words dropped, alone", "vocabulary"),
                            ("training texts under 3 tokens dropped alone", "min_train_tokens"),
                            ("training texts cut to 40 tokens alone", "cut_train_tokens")]:
         config = TrainConfig(**{changed: ELEMENTS[changed]})
-        assert "table7" + suffixes[label] == experiment_name("table7", config)
+        assert names[label] == experiment_name("table7", config)
+    for element in ELEMENT_RESULTS:
+        assert element.results_name("table7") == experiment_name("table7", TrainConfig(**element.changed))
 
 

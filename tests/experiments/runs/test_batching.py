@@ -74,7 +74,7 @@ def test_a_bucket_run_trains_and_is_stored_as_a_named_variant(tmp_path):
     for model in ("lstm", "siarn"):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "train", "--corpus", str(corpus), "--split-col", "split",
                                            "--model", model, "--epochs", "2", "--batch-size", "16",
-                                           "--embeddings", "random", "--batching", "bucket",
+                                           "--set", "embeddings=random", "--set", "batching=bucket",
                                            "--output-dir", str(runs)])
         assert result.exit_code == 0, result.output
     configs = sorted(runs.rglob("config.json"))
@@ -174,13 +174,13 @@ def test_authors_elements_train_and_are_stored_as_named_variants_and_repeat_to_t
     batch orders are drawn from the run's seed); the initial state and the dropout reach the model."""
     corpus = write_corpus(tmp_path / "toy.csv")
     common = ["--data-dir", str(tmp_path), "train", "--corpus", str(corpus), "--split-col", "split",
-              "--model", "lstm", "--epochs", "2", "--batch-size", "16", "--embeddings", "random"]
+              "--model", "lstm", "--epochs", "2", "--batch-size", "16", "--set", "embeddings=random"]
     elements = {"batching-class-ratio-once": ("batching", "class-ratio-once"),
                 "initial-state-random": ("initial_state", "random"),
                 "batch-order-each-epoch": ("batch_order", "each-epoch"), "dropout-0.5": ("dropout", "0.5")}
     for setting, value in elements.values():
         for copy in ("one", "two"):
-            options = ["--" + setting.replace("_", "-"), value, "--output-dir", str(tmp_path / copy)]
+            options = ["--set", f"{setting}={value}", "--output-dir", str(tmp_path / copy)]
             result = CliRunner().invoke(main, [*common, *options])
             assert result.exit_code == 0, result.output
     model_configs = {}

@@ -66,14 +66,14 @@ def test_the_context_option_is_a_named_variant_and_old_runs_keep_their_hash():
     assert "context" not in TrainConfig().identity()
     assert TrainConfig(context="all").identity()["context"] == "all"
     assert TrainConfig(context="all").variant() == "context-all"
-    with pytest.raises(IsarcasmError, match="--context must be one of none, last, all, not 'both'"):
+    with pytest.raises(IsarcasmError, match="context must be one of none, last, all, not 'both'"):
         TrainConfig(context="both")
 
 
 def test_selecting_on_macro_f1_is_a_named_variant_and_old_runs_keep_their_hash():
     assert "select_on" not in TrainConfig().identity()
     assert TrainConfig(select_on="macro-f1").variant() == "select-on-macro-f1"
-    with pytest.raises(IsarcasmError, match="--select-on must be one of default, macro-f1, not 'f2'"):
+    with pytest.raises(IsarcasmError, match="select_on must be one of default, macro-f1, not 'f2'"):
         TrainConfig(select_on="f2")
 
 

@@ -36,7 +36,7 @@ def experiment(tmp_path_factory) -> Path:
 
 
 def sweep_args(experiment: Path, store: Path) -> list[str]:
-    return ["reproduce", str(experiment), "--seeds", str(SEEDS), "--epochs", "1", "--embeddings", "random",
+    return ["reproduce", str(experiment), "--seeds", str(SEEDS), "--epochs", "1", "--set", "embeddings=random",
             "--split-col", "split", "--output-dir", str(store / "runs"), "--results-dir", str(store / "results")]
 
 

@@ -26,8 +26,8 @@ CORPUS: list[Path] = []  # the one toy corpus file every store's run was trained
 
 def train(folder: Path):
     return CliRunner().invoke(main, ["--data-dir", str(folder), "train", "--corpus", str(CORPUS[0]),
-                                     "--model", "cnn", "--split-col", "split", "--epochs", "1", "--embeddings",
-                                     "random", "--output-dir", str(folder / "runs")])
+                                     "--model", "cnn", "--split-col", "split", "--epochs", "1", "--set",
+                                     "embeddings=random", "--output-dir", str(folder / "runs")])
 
 
 @pytest.fixture(scope="module")

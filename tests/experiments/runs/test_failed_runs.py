@@ -36,7 +36,7 @@ def load(path):
 
 def train_cli(corpus, output, *extra):
     return CliRunner().invoke(main, ["train", "--corpus", str(corpus), "--split-col", "split", "--model", "cnn",
-                                     "--epochs", "2", "--embeddings", "random", "--output-dir", str(output), *extra])
+                                     "--epochs", "2", "--set", "embeddings=random", "--output-dir", str(output), *extra])
 
 
 def test_a_diverged_run_is_stored_as_failed_and_exits_non_zero(corpus_file, tmp_path):

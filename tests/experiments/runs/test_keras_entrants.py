@@ -58,7 +58,7 @@ def store(tmp_path_factory):
 
 def benchmark(root, experiment, name, path, *args):
     return CliRunner().invoke(main, ["benchmark", name, "--keras-model", str(path), "--experiments", str(experiment),
-                                     "--seeds", "1", "--epochs", "1", "--embeddings", "random", "--split-col",
+                                     "--seeds", "1", "--epochs", "1", "--set", "embeddings=random", "--split-col",
                                      "split", "--resamples", "300", *args, "--output-dir", str(root / "runs"),
                                      "--results-dir", str(root / "results")])
 

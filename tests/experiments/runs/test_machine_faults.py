@@ -117,7 +117,7 @@ def test_a_full_disk_while_training_leaves_no_run_and_no_staging_folder(tmp_path
     runs = tmp_path / "runs"
     full_disk_under(monkeypatch, runs, "config.json")
     result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "train", "--corpus", str(corpus), "--model",
-                                       "cnn", "--split-col", "split", "--epochs", "1", "--embeddings", "random",
+                                       "cnn", "--split-col", "split", "--epochs", "1", "--set", "embeddings=random",
                                        "--output-dir", str(runs)])
     assert result.exit_code == 74, result.output
     run = runs / "train-epochs-1-embeddings-random" / "toy" / "cnn" / "seed-0"

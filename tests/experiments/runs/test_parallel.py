@@ -9,7 +9,7 @@ from experiments.cli import main
 
 
 def reproduce(tmp_path, experiment, folder: str, jobs: int):
-    args = ["reproduce", str(experiment), "--quick", "--seeds", "2", "--embeddings", "random", "--split-col", "split",
+    args = ["reproduce", str(experiment), "--quick", "--seeds", "2", "--set", "embeddings=random", "--split-col", "split",
             "--output-dir", str(tmp_path / folder / "runs"), "--results-dir", str(tmp_path / folder / "results"),
             "--jobs", str(jobs)]
     result = CliRunner().invoke(main, args)
@@ -46,7 +46,7 @@ def test_cross_eval_trains_missing_runs_in_parallel_with_the_same_numbers(tmp_pa
 
     def cross(folder: str, jobs: int) -> dict:
         args = ["cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}", "--seeds", "1", "--epochs", "1",
-                "--embeddings", "random", "--split-col", "split", "--output-dir", str(tmp_path / folder / "runs"),
+                "--set", "embeddings=random", "--split-col", "split", "--output-dir", str(tmp_path / folder / "runs"),
                 "--results-dir", str(tmp_path / folder / "results"), "--jobs", str(jobs)]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
@@ -115,7 +115,7 @@ def test_entrants_scored_by_two_workers_give_the_numbers_of_one(tmp_path):
 
     def benchmark(name: str, given: list[str], jobs: int):
         folder = tmp_path / f"jobs-{jobs}"
-        args = ["benchmark", name, *given, "--experiments", str(experiment), "--seeds", "2", "--embeddings", "random",
+        args = ["benchmark", name, *given, "--experiments", str(experiment), "--seeds", "2", "--set", "embeddings=random",
                 "--split-col", "split", "--resamples", "300", "--jobs", str(jobs),
                 "--output-dir", str(folder / "runs"), "--results-dir", str(folder / "results")]
         return CliRunner().invoke(main, args)

@@ -108,17 +108,15 @@ def test_the_variant_names_in_use_keep_their_names():
     assert changed_fields(PreprocessConfig(language="ko"), PreprocessConfig()) == ["language-ko"]
 
 
-def test_each_named_protocol_names_its_elements_together_and_only_whole():
-    """`--protocol authors-code` and `authors-scripts` each give one short name; another rule keeps the
-    preset's name beside it; one element changed is no longer the preset, so every element is named."""
-    from experiments.runs.one.protocol import AUTHORS_SCRIPTS, PROTOCOLS
-
-    for name, preset in list(PROTOCOLS.items())[1:]:
-        config = TrainConfig(**preset)
-        assert config.variant() == name and config.variant(trajectory=True) == name
-        assert TrainConfig(**{**preset, "selection": "best"}).variant() == f"selection-best-{name}"
-    changed = TrainConfig(**{**AUTHORS_SCRIPTS, "clip_global_norm": 0.1}).variant()
-    assert "authors" not in changed and "clip-global-norm-0.1" in changed and "initial-state-random" in changed
+def test_a_default_name_lists_each_setting_changed_and_the_runs_name_shares_the_trajectory():
+    """The authors' protocols are experiment files now: a name lists every element changed (none is named
+    after a protocol), and a rule read from a best run's record gives its runs the name of best's."""
+    authors = TrainConfig(batching="class-ratio", clip_global_norm=1.0, selection="grid")
+    assert authors.variant() == "selection-grid-batching-class-ratio-clip-global-norm-1"
+    assert authors.variant(trajectory=True) == "batching-class-ratio-clip-global-norm-1"
+    assert authors.variant(authors) == "" and authors.variant(authors, trajectory=True) == ""
+    assert TrainConfig(batching="class-ratio", clip_global_norm=1.0).variant(authors) == "selection-best"
+    assert TrainConfig(batching="class-ratio", clip_global_norm=1.0).variant(authors, trajectory=True) == ""
 
 
 def test_one_rule_names_a_variant_for_train_and_for_the_studies():
@@ -204,11 +202,11 @@ def test_fold_runs_are_stored_per_fold():
 def test_the_authors_single_elements_name_their_results_and_keep_old_hashes():
     from experiments.studies.fidelity import ELEMENTS
 
-    suffixes = [element.suffix for element in ELEMENTS]
-    assert {"-batching-class-ratio", "-batching-class-ratio-once", "-initial-state-random"} <= set(suffixes)
+    names = [element.results_name("t") for element in ELEMENTS]
+    assert {"t-batching-class-ratio", "t-batching-class-ratio-once", "t-initial-state-random"} <= set(names)
     assert TrainConfig().identity() == TrainConfig(batching="shuffled", initial_state="zeros").identity()
     assert "initial_state" not in TrainConfig().identity()
-    with pytest.raises(IsarcasmError, match="--initial-state"):
+    with pytest.raises(IsarcasmError, match="initial_state"):
         TrainConfig(initial_state="ones")
 
 
@@ -257,8 +255,8 @@ def test_the_batch_order_and_dropout_are_named_variants_and_refused_where_they_m
     assert TrainConfig(batch_order="each-epoch").variant() == "batch-order-each-epoch"
     assert TrainConfig(dropout=0.5).variant() == "dropout-0.5" and TrainConfig(dropout=0.0).variant() == "dropout-0"
     assert {"batch_order", "dropout"}.isdisjoint(TrainConfig().identity())
-    with pytest.raises(IsarcasmError, match="^--batch-order each-epoch is for --batching shuffled; --batching "
+    with pytest.raises(IsarcasmError, match="^batch_order each-epoch is for batching shuffled; batching "
                                             "class-ratio-once draws and orders its own batches"):
         TrainConfig(batch_order="each-epoch", batching="class-ratio-once")
-    with pytest.raises(IsarcasmError, match="--dropout"):
+    with pytest.raises(IsarcasmError, match="dropout"):
         TrainConfig(dropout=1.0)

@@ -68,7 +68,7 @@ def test_native_start_up_lines_are_filtered_by_tf_cpp_min_log_level():
 def test_train_evaluate_predict_and_a_quick_reproduction_print_no_foreign_line_with_q(tmp_path):
     corpus = write_corpus(tmp_path / "toy.csv")
     runs, results = tmp_path / "runs", tmp_path / "results"
-    common = ["--split-col", "split", "--embeddings", "random", "--output-dir", runs]
+    common = ["--split-col", "split", "--set", "embeddings=random", "--output-dir", runs]
     experiment = tmp_path / "toy.toml"
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")  # --jobs 2: one worker
     train, reproduce = finished(  # the quick reproduction trains other runs (2 epochs), never train's

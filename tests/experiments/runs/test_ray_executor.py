@@ -74,7 +74,7 @@ def experiment_file(tmp_path, models=("cnn",)) -> Path:
 
 def reproduce(tmp_path, experiment, folder: str, *options: str, seeds: int = 2, plugin: Path | None = None):
     args = [*(["--model-module", str(plugin)] if plugin else []),
-            "reproduce", str(experiment), "--quick", "--seeds", str(seeds), "--embeddings", "random",
+            "reproduce", str(experiment), "--quick", "--seeds", str(seeds), "--set", "embeddings=random",
             "--split-col", "split", "--output-dir", str(tmp_path / folder / "runs"),
             "--results-dir", str(tmp_path / folder / "results"), *options]
     result = CliRunner().invoke(main, args)
@@ -310,8 +310,8 @@ def test_sigterm_of_a_ray_sweep_ends_its_runs_and_stops_ray_in_one_line(tmp_path
     from processes import start, wait_for_the_group_to_end
 
     store = tmp_path / "ray" / "runs"
-    process = start(["reproduce", str(experiment_file(tmp_path)), "--quick", "--seeds", "6", "--embeddings",
-                     "random", "--split-col", "split", "--executor", "ray", "--output-dir", str(store),
+    process = start(["reproduce", str(experiment_file(tmp_path)), "--quick", "--seeds", "6", "--set",
+                     "embeddings=random", "--split-col", "split", "--executor", "ray", "--output-dir", str(store),
                      "--results-dir", str(tmp_path / "ray" / "results")], tmp_path)
     deadline = time.time() + 240
     while not list(store.rglob("metrics.json")):

@@ -183,7 +183,7 @@ def toy_reproduction(tmp_path_factory):
     corpus = write_corpus(root / "toy.csv")
     experiment = root / "toy.toml"
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
-    common = ["--seeds", 2, "--epochs", 3, "--embeddings", "random", "--split-col", "split",
+    common = ["--seeds", 2, "--epochs", 3, "--set", "embeddings=random", "--split-col", "split",
               "--output-dir", root / "runs", "--results-dir", root / "results"]
     result = cli("reproduce", experiment, *common)
     assert result.exit_code == 0, result.output
@@ -192,6 +192,18 @@ def toy_reproduction(tmp_path_factory):
 
 def results(root, name):
     return json.loads((root / "results" / f"{name}.json").read_text())
+
+
+def authors_file(experiment: Path, protocol: str = "authors-code") -> Path:
+    """``experiment`` under the authors' protocol: a file extending it with the [train] table of the shipped
+    ``table7-<protocol>`` (``<experiment>-<protocol>.toml`` beside it)."""
+    from experiments.studies.experiment import load_experiment
+
+    train = dict(load_experiment(f"table7-{protocol}").train)
+    path = experiment.with_name(f"{experiment.stem}-{protocol}.toml")
+    path.write_text(f"extends = '{experiment}'\n[train]\n" + "".join(f"{key} = {json.dumps(value)}\n"
+                                                                     for key, value in train.items()))
+    return path
 
 
 def test_report_applies_a_rule_to_the_records_and_saves_it_apart(toy_reproduction):
@@ -212,7 +224,7 @@ def test_report_applies_a_rule_to_the_records_and_saves_it_apart(toy_reproductio
 
 def test_reproduce_with_a_rule_reuses_the_best_runs(toy_reproduction):
     root, experiment, common = toy_reproduction
-    result = cli("reproduce", experiment, *common, "--selection", "tuned")
+    result = cli("reproduce", experiment, *common, "--set", "selection=tuned")
     assert result.exit_code == 0, result.output
     assert "2 reused" in result.output
     tuned = results(root, "toy-epochs-3-selection-tuned-embeddings-random")
@@ -220,15 +232,15 @@ def test_reproduce_with_a_rule_reuses_the_best_runs(toy_reproduction):
 
 
 def test_authors_code_with_another_rule_keeps_that_rule_and_names_it(toy_reproduction):
-    """`--protocol authors-code --selection best` is the authors' training under rule best, stored as its own
+    """`reproduce toy-authors-code --set selection=best` is the authors' training under rule best, stored as its own
     variant; the grid rule reuses its runs (never the rule silently replaced by grid)."""
     root, experiment, common = toy_reproduction
-    best = cli("reproduce", experiment, *common, "--protocol", "authors-code", "--selection", "best")
+    best = cli("reproduce", authors_file(experiment), *common, "--set", "selection=best")
     assert best.exit_code == 0, best.output
-    grid = cli("reproduce", experiment, *common, "--protocol", "authors-code")
+    grid = cli("reproduce", authors_file(experiment), *common)
     assert grid.exit_code == 0 and "2 reused" in grid.output, grid.output
-    chosen = results(root, "toy-epochs-3-selection-best-embeddings-random-authors-code")
-    authors = results(root, "toy-epochs-3-embeddings-random-authors-code")
+    chosen = results(root, "toy-authors-code-epochs-3-selection-best-embeddings-random")
+    authors = results(root, "toy-authors-code-epochs-3-embeddings-random")
     assert {k: chosen["train"][k] for k in ("selection", "batching", "clip_global_norm")} == {
         "selection": "best", "batching": "class-ratio", "clip_global_norm": 1.0}
     assert authors["train"]["selection"] == "grid"
@@ -274,10 +286,12 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     experiment = tmp_path / "toy.toml"
     experiment.write_text(f"name = 'toy'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
                           "isarcasm_impl = { precision_sarcastic = 0.5, recall_sarcastic = 0.6, f1_sarcastic = 0.55 }\n")
-    common = ["--seeds", 2, "--epochs", 2, "--embeddings", "random", "--split-col", "split",
+    common = ["--seeds", 2, "--epochs", 2, "--set", "embeddings=random", "--split-col", "split",
               "--output-dir", tmp_path / "runs", "--results-dir", tmp_path / "results"]
-    printed = {protocol: cli("reproduce", experiment, *common, "--protocol", protocol)
-               for protocol in ("as-written", "authors-code")}
+    # the authors' code's results named as the fidelity report reads them: <as written>-authors-code
+    printed = {"as-written": cli("reproduce", experiment, *common),
+               "authors-code": cli("reproduce", authors_file(experiment), *common, "--name",
+                                   "toy-epochs-2-embeddings-random-authors-code")}
     assert all(result.exit_code == 0 for result in printed.values())
     # the closing note is for the paper's protocol as written only: not for this variant (2 epochs, random vectors)
     assert not any("Protocol: the paper as written." in result.output for result in printed.values())
@@ -295,7 +309,8 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert set(cell["ablation"]) == {"as-written+grid", "authors-training+best", "authors-code"}
     assert cell["ablation"]["as-written+grid"]["pairs"] == 2
     # one training element alone joins the ablation, and the report names the results it read
-    assert cli("reproduce", experiment, *common, "--batching", "class-ratio").exit_code == 0
+    assert cli("reproduce", experiment, *common, "--set", "batching=class-ratio", "--name",
+               "toy-epochs-2-embeddings-random-batching-class-ratio").exit_code == 0
     joined = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
     assert joined.exit_code == 0, joined.output
     saved = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")
@@ -303,7 +318,8 @@ def test_fidelity_sets_the_paper_beside_both_protocols(tmp_path):
     assert f"`{saved['elements']['class-ratio batches alone']}`" in joined.output
     assert saved["cells"][0]["ablation"]["class-ratio batches alone"]["pairs"] == 2
     # the authors' scripts' protocol, where its results exist, is one more column and paired row
-    assert cli("reproduce", experiment, *common, "--protocol", "authors-scripts").exit_code == 0
+    assert cli("reproduce", authors_file(experiment, "authors-scripts"), *common, "--name",
+               "toy-epochs-2-embeddings-random-authors-scripts").exit_code == 0
     scripts = cli("report", "toy-epochs-2-embeddings-random", "--fidelity", "--results-dir", results_dir)
     assert scripts.exit_code == 0, scripts.output
     cell = results(tmp_path, "toy-epochs-2-embeddings-random-fidelity")["cells"][0]
@@ -320,14 +336,14 @@ def test_fidelity_of_a_table6_shape_sets_macro_f1_beside_an_f_score_without_prec
                     f"isarcasm_impl = {{ f1_sarcastic = {impl} }}\n"
                     for name, seed, impl in (("first", 0, 0.6), ("second", 1, 0.7)))
     (tmp_path / "six.toml").write_text("name = 'six'\n" + cells)
-    common = ["--seeds", 1, "--epochs", 2, "--embeddings", "random", "--split-col", "split",
+    common = ["--seeds", 1, "--epochs", 2, "--set", "embeddings=random", "--split-col", "split",
               "--output-dir", tmp_path / "runs", "--results-dir", tmp_path / "results"]
     assert cli("reproduce", tmp_path / "six.toml", *common).exit_code == 0
     name = "six-epochs-2-embeddings-random"
     missing = cli("report", name, "--fidelity", "--results-dir", tmp_path / "results")
     assert missing.exit_code == 1 and len(missing.output.strip().splitlines()) == 1
-    assert f"`isarcasm reproduce {name} --protocol authors-code`" in missing.output
-    assert cli("reproduce", tmp_path / "six.toml", *common, "--protocol", "authors-code").exit_code == 0
+    assert f"`isarcasm reproduce {name}-authors-code`" in missing.output
+    assert cli("reproduce", authors_file(tmp_path / "six.toml"), *common, "--name", f"{name}-authors-code").exit_code == 0
     report = cli("report", name, "--fidelity", "--results-dir", tmp_path / "results")
     assert report.exit_code == 0, report.output
     saved = results(tmp_path, f"{name}-fidelity")

@@ -44,7 +44,7 @@ def store(tmp_path_factory):
 
 def benchmark(root, experiment, name, *args):
     return CliRunner().invoke(main, ["benchmark", name, "--experiments", str(experiment), *args, "--seeds", "1",
-                                     "--epochs", "1", "--embeddings", "random", "--split-col", "split",
+                                     "--epochs", "1", "--set", "embeddings=random", "--split-col", "split",
                                      "--resamples", "300", "--output-dir", str(root / "runs"),
                                      "--results-dir", str(root / "results")])
 

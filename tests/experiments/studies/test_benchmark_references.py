@@ -39,8 +39,8 @@ def predictions(folder, sarcastic):
 
 def benchmark(root, experiment, name, folder, *args):
     return CliRunner().invoke(main, ["benchmark", name, "--predictions", str(folder), "--experiments",
-                                     str(experiment), "--seeds", "1", *args, "--epochs", "1", "--embeddings",
-                                     "random", "--split-col", "split", "--resamples", "300",
+                                     str(experiment), "--seeds", "1", *args, "--epochs", "1", "--set",
+                                     "embeddings=random", "--split-col", "split", "--resamples", "300",
                                      "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")])
 
 

@@ -37,7 +37,7 @@ def store(tmp_path_factory):
 
 
 def cli(root, *args):
-    common = ["--seeds", "1", "--epochs", "1", "--embeddings", "random", "--split-col", "split",
+    common = ["--seeds", "1", "--epochs", "1", "--set", "embeddings=random", "--split-col", "split",
               "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")]
     return CliRunner().invoke(main, [*args, *common])
 

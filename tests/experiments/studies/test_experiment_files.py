@@ -58,7 +58,7 @@ def test_bad_experiment_files_fail_with_the_reason(tmp_path, content, message):
 
 
 def test_unknown_experiment_name_lists_the_known_ones():
-    with pytest.raises(IsarcasmError, match="table6, table7"):
+    with pytest.raises(IsarcasmError, match="table6, table6-authors-code, table6-authors-scripts, table7"):
         load_experiment("table8")
 
 
@@ -83,7 +83,7 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
                                          "wall_seconds": 0, "compute_seconds": 0})
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
-    for extra, embeddings in (([], "word2vec"), (["--embeddings", "random"], "random")):
+    for extra, embeddings in (([], "word2vec"), (["--set", "embeddings=random"], "random")):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "multilingual", "--seeds", "1",
                                            "--results-dir", str(tmp_path / "res"), *extra])
         assert result.exit_code == 0, result.output
@@ -199,3 +199,66 @@ def test_reproduce_refuses_a_misspelled_table_before_any_run(tmp_path):
                                        "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")])
     assert result.exit_code == 1 and "unknown key 'Train' (did you mean 'train'?)" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "res").exists()
+
+
+#: What ``reproduce table7 --protocol authors-code`` and ``authors-scripts`` trained, before they were files: the
+#: files must give the same settings (so the same run hashes) under the same names.
+AUTHORS_CODE = dict(batching="class-ratio", clip_global_norm=1.0, selection="grid")
+AUTHORS_SCRIPTS = dict(batching="class-ratio-once", clip_global_norm=0.2, initial_state="random", oov_init="uniform",
+                       vocabulary="all-splits-drop", min_train_tokens=3, cut_train_tokens=40, selection="grid")
+
+
+@pytest.mark.parametrize("table", ["table6", "table7"])
+def test_the_authors_protocols_are_files_extending_their_table_with_the_old_settings_and_names(table):
+    from experiments.runs.one.protocol import TrainConfig
+    from experiments.studies.settings import Corpora, Settings
+
+    base = load_experiment(table)
+    for suffix, elements in (("authors-code", AUTHORS_CODE), ("authors-scripts", AUTHORS_SCRIPTS)):
+        experiment = load_experiment(f"{table}-{suffix}")
+        assert experiment.name == f"{table}-{suffix}"
+        assert experiment.protocol() == TrainConfig(**elements)
+        assert experiment.title == f"{base.title} — variant {suffix}, not the paper's protocol"
+        assert {c.key for c in experiment.cells} <= {c.key for c in base.cells}
+        settings = Settings(Corpora(None))  # no option given: results and runs keep the file's name
+        assert settings.experiment(experiment.name, experiment.protocol()) == experiment.name
+        assert settings.experiment(experiment.name, experiment.protocol(), trained=True) == experiment.name
+
+
+def test_table7s_authors_files_are_the_study_their_committed_results_ran():
+    """iSarcasm's cells (the paper's numbers), 10 seeds: the shipped runs of table7-authors-code, so a bare
+    `reproduce table7-authors-code` reuses them and trains nothing."""
+    for name in ("table7-authors-code", "table7-authors-scripts"):
+        experiment = load_experiment(name)
+        assert {c.corpus for c in experiment.cells} == {"isarcasm"} and len(experiment.cells) == 7
+        assert experiment.seeds == 10
+    assert load_experiment("table7").seeds is None and load_experiment("table6-authors-code").seeds is None
+
+
+def test_a_file_extending_another_takes_what_it_does_not_set_and_updates_its_train_table(tmp_path):
+    (tmp_path / "base.toml").write_text("title = 'Base'\nmetrics = ['f1_weighted']\n[train]\nthreshold = 0.3\n"
+                                        "epochs = 10\n[[cells]]\ncorpus='a'\nmodel='m'\n[[cells]]\ncorpus='b'\n"
+                                        "model='m'\n")
+    (tmp_path / "child.toml").write_text(f"extends = '{tmp_path / 'base.toml'}'\ncorpora = ['b']\nseeds = 3\n"
+                                         "[train]\nepochs = 20\nbatching = 'bucket'\n")
+    child = load_experiment(str(tmp_path / "child.toml"))
+    assert (child.name, child.title, child.metrics, child.seeds) == ("child", "Base", ("f1_weighted",), 3)
+    assert [c.key for c in child.cells] == ["b/m"]
+    assert dict(child.train) == {"threshold": 0.3, "epochs": 20, "batching": "bucket"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("extends = 'SELF'\n", "'extends' comes back to this file"),
+    ("extends = 'table7'\ncorpora = ['nowhere']\n", "corpora: no cell of 'nowhere' \\(its corpora: isarcasm, "
+                                                    "isarcasmeval\\)"),
+    ("extends = 'table7'\nseeds = 0\n", "'seeds' must be a whole number from 1 to 1,000, not 0"),
+    ("extends = 'table7'\nseeds = true\n", "'seeds' must be a whole number from 1 to 1,000, not True"),
+    ("extends = 'table8'\n", "unknown experiment 'table8'"),
+    ("extends = 'table7'\nprotocol = 'authors-code'\n", "unknown key 'protocol'"),
+])
+def test_a_bad_extending_file_is_refused_in_one_line(tmp_path, text, message):
+    path = tmp_path / "child.toml"
+    path.write_text(text.replace("SELF", str(path)))
+    with pytest.raises(IsarcasmError, match=message) as error:
+        load_experiment(str(path))
+    assert "\n" not in str(error.value)

@@ -15,7 +15,7 @@ def reproduce(data_dir, tmp_path, *args):
 
 
 def test_dialogue_runs_every_mustard_fold_with_the_context(real_data_dir, tmp_path):
-    output = reproduce(real_data_dir, tmp_path, "dialogue", "--models", "cnn", "--context", "last")
+    output = reproduce(real_data_dir, tmp_path, "dialogue", "--models", "cnn", "--set", "context=last")
     assert "| mustard (5 folds) | cnn | f1_weighted |" in output
     runs = sorted((tmp_path / "runs" / "dialogue-quick-context-last" / "mustard" / "cnn").glob("fold-*/seed-0"))
     assert len(runs) == 5

@@ -337,7 +337,7 @@ def test_benchmark_ranks_a_new_model_against_the_reference_runs_on_a_fresh_store
     root, _ = shipped
     monkeypatch.setattr("experiments.runs.one.training._train", lambda *a, **k: pytest.fail("a classic run was trained"))
     ranked = cli(root, "benchmark", "tfidf-lr", "--experiments", str(root / "toy.toml"), "--seeds", "2",
-                 "--epochs", "2", "--batch-size", "32", "--embeddings", "random", "--split-col", "split",
+                 "--epochs", "2", "--batch-size", "32", "--set", "embeddings=random", "--split-col", "split",
                  "--output-dir", str(root / "bench"), "--results-dir", str(root / "bench-results"),
                  "--reference-dir", str(root / "ref"))
     assert ranked.exit_code == 0, ranked.output

@@ -139,7 +139,7 @@ def test_reproduce_references_adds_a_section_and_leaves_the_model_runs_alone(toy
     experiment.write_text(f"name = 'mini'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n"
                           "isarcasm_impl = { f1_sarcastic = 0.5 }\n")
     result = CliRunner().invoke(main, ["reproduce", str(experiment), "--references", "--seeds", "1", "--epochs", "1",
-                                       "--embeddings", "random", "--split-col", "split",
+                                       "--set", "embeddings=random", "--split-col", "split",
                                        "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")])
     assert result.exit_code == 0, result.output
     saved = json.loads((root / "results" / f"mini-{VARIANT}.json").read_text())
