@@ -26,7 +26,7 @@ from experiments.cli.reproduce import report, reproduce
 from experiments.cli.runs import runs
 from experiments.cli.train import evaluate, predict, train
 from experiments.runs.console import set_up_console
-from experiments.runs.one.protocol import rerun_at
+from experiments.runs.one.protocol import RETIRED_SETTINGS, rerun_at
 from experiments.runs.one.provenance import BACKENDS, keras_settings_backend, use_backend
 from preprocessing.datadir import resolve_data_dir
 from preprocessing.errors import IsarcasmError, one_line
@@ -157,9 +157,8 @@ class _MachineFault(click.ClickException):
 #: Options that left the suite, with what they chose: the one line an old option gets names the last commit
 #: that has them and the command typed, to run there (:func:`~experiments.runs.one.protocol.rerun_at`).
 RETIRED_OPTIONS = {
-    "--engine": "--engine (the choice of the exact engine; every run now trains with the fast one)",
-    "--test-texts": "--test-texts scored another test set (a diagnostic)",
-    "--padded-batches": "--padded-batches rescored runs on padded validation and test splits (a diagnostic)",
+    **{f"--{key.replace('_', '-')}": f"--{key.replace('_', '-')} ({what})" for key, what in RETIRED_SETTINGS.items()},
+    "--padded-batches": "--padded-batches (rescoring runs on padded validation and test splits, a diagnostic)",
 }
 _TYPED = "isarcasm.typed"
 

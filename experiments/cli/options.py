@@ -21,7 +21,7 @@ import click
 from click.core import ParameterSource
 
 from experiments.runs.many.cluster import RayExecutor, import_ray
-from experiments.runs.one.protocol import QUICK, TrainConfig
+from experiments.runs.one.protocol import QUICK, RETIRED_SETTINGS, TrainConfig, rerun_at
 from experiments.runs.one.reference import SHIPPED, ReferenceSet
 from experiments.runs.many.scheduler import Executor, LocalExecutor, capped_jobs
 from experiments.runs.one.spec import RunOptions
@@ -232,6 +232,9 @@ def set_values(items: tuple[str, ...], cls=TrainConfig) -> dict:
             raise IsarcasmError(f"--set {item!r}: give KEY=VALUE, e.g. --set clip_global_norm=0.2")
         if key in TRAIN_OPTIONS:
             raise IsarcasmError(f"--set {key}: give it with its own option, {TRAIN_OPTIONS[key][0]}")
+        if key in RETIRED_SETTINGS:
+            raise IsarcasmError(rerun_at(f"--set {key} ({RETIRED_SETTINGS[key]})",
+                                         f"the same command with --{key.replace('_', '-')} {text.strip()}"))
         if key in values:
             raise IsarcasmError(f"--set {key} is given twice: give it once")
         try:

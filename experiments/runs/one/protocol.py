@@ -52,6 +52,9 @@ ENGINE = {"engine": "fast"}
 #: The last commit that has what left the suite: the exact engine (Keras' padded batches and validation pass)
 #: and the diagnostics that score another test set (``--test-texts``, ``report --padded-batches``).
 RETIRED_AT = "e853916"
+#: The settings that left the suite, with what they chose; at :data:`RETIRED_AT` each is the option ``--<key>``.
+RETIRED_SETTINGS = {"engine": "the choice of the exact engine; every run now trains with the fast one",
+                    "test_texts": "scoring another test set, a diagnostic"}
 #: How the embedding rows of words without a pre-trained vector start: "normal" (a seeded normal draw with the
 #: vectors' standard deviation, :mod:`embeddings.matrix`) or "uniform" (U(-0.1, 0.1), the iSarcasm authors' code).
 OOV_INITS = ("normal", "uniform")

@@ -72,3 +72,15 @@ def test_a_runs_settings_of_the_exact_engine_are_one_line_and_the_engines_are_re
         TrainConfig.recorded({"epochs": 30, "engine": "exact"}, "run 1")
     assert TrainConfig.recorded({"epochs": 2, "engine": "fast"}, "run 1") == TrainConfig(epochs=2)
     assert TrainConfig(epochs=2).recorded_form()["engine"] == "fast"  # what results files record
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["reproduce", "table7", "--set", "engine=exact"], "--set engine (the choice of the exact engine"),
+    (["train", "--corpus", "isarcasm", "--model", "cnn", "--set", "test_texts=authors-length-rules"],
+     "--set test_texts (scoring another test set"),
+])
+def test_a_retired_setting_given_with_set_is_the_same_one_line(argv, said):
+    out = CliRunner().invoke(main, argv)
+    line = out.output.strip()
+    assert out.exit_code == 1 and "\n" not in line and said in line
+    assert f"commit {RETIRED_AT} is the last that has it: run the same command with --" in line
