@@ -42,10 +42,10 @@ def run_pairs(cell: dict, other: dict):
 
 
 def _runs(cell: dict) -> list[tuple[int, int | None]]:
-    """(seed, fold) of each run (``run_ids``, or the runs' paths); a cell whose runs name no seed, one per seed.
+    """(seed, fold) of each run (:func:`run_ids`); a cell whose runs are all gone, one per seed.
     Values that do not match the runs one to one are refused, as the fidelity report refuses them."""
     ids = run_ids(cell)
-    ids = ids if ids and all(seed is not None for seed, _ in ids) else [(seed, None) for seed in cell["seeds"]]
+    ids = ids or [(seed, None) for seed in cell["seeds"]]
     if len(ids) != len(cell["selected_epochs"]):  # a failed run in a file that does not name its runs
         raise SystemExit(f"{cell['corpus']}/{cell['model']}: {len(cell['selected_epochs'])} runs' values for "
                          f"{len(ids)} named runs, so they cannot be paired; run the command that made the file again")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 
 from experiments.reports.format import duration, markdown_table
 from experiments.reports.merge import made_by
@@ -220,19 +219,17 @@ def _failed_or_none(cell: dict) -> str:
 
 
 def run_ids(cell: dict) -> list[tuple[int, int | None]]:
-    """(seed, fold) of each of the cell's runs, in the order of its ``runs`` and metric values.
-
-    Results files written before cells stored ``run_ids`` name them only in the runs' paths
-    (``.../fold-K/seed-N``, K counted from 1), so those are read from there.
-    """
+    """(seed, fold) of each of the cell's runs, in the order of its ``runs`` and metric values: its ``run_ids``;
+    a cell without them (a cross file's) holds one run of each of its seeds, or is refused in one line, since its
+    runs cannot be told apart.  Nothing is read out of a run folder's name."""
     if "run_ids" in cell:
-        return [(run["seed"], run["fold"]) for run in cell["run_ids"]]
-    ids = []
-    for run in cell.get("runs", []):
-        parts = {part.split("-")[0]: int(part.split("-")[1]) for part in Path(run).parts
-                 if part.startswith(("seed-", "fold-")) and part.split("-")[1].isdigit()}
-        ids.append((parts.get("seed"), parts["fold"] - 1 if "fold" in parts else None))
-    return ids
+        return [(run["seed"], run.get("fold")) for run in cell["run_ids"]]
+    if len(cell.get("runs", [])) != len(cell["seeds"]):
+        where = "/".join(str(cell[key]) for key in ("corpus", "train_corpus", "test_corpus", "model") if key in cell)
+        raise IsarcasmError(f"{where}: {len(cell.get('runs', []))} runs for {len(cell['seeds'])} seeds and no run_ids "
+                            "saying which is which, so they cannot be paired by seed; run the command that made the "
+                            "results again")
+    return [(seed, None) for seed in cell["seeds"]]
 
 
 def _paired(mine: dict, their: dict, metric: str) -> list[str]:

@@ -93,22 +93,26 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     base = result_with([0.60, 0.70, 0.65], []).updated(experiment="dialogue")
     variant = result_with([0.70, 0.50, 0.80], []).updated(experiment="dialogue-context-all")
     for result in (base, variant):  # the same folds and seeds, listed in different orders
-        runs = [f"runs/{result['experiment']}/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
-        result["cells"][0]["runs"] = runs if result is base else runs[::-1]
+        ids = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
+        result["cells"][0]["runs"] = [f"runs/{result['experiment']}/riloff/lstm/run-{f}" for f in (1, 2, 3)]
+        result["cells"][0]["run_ids"] = ids if result is base else ids[::-1]
     text = unpadded(comparison_markdown(base, variant))
     # Paired by fold: 0.60 vs 0.80, 0.70 vs 0.50, 0.65 vs 0.70, so the variant is higher in 2 of 3.
     assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | +0.017 | 2/3 |" in text
-    base["cells"][0]["runs"] = ["d"] * 3  # runs without seed or fold in their path cannot be paired
-    assert "| +0.017 | — | — |" in unpadded(comparison_markdown(base, variant))
     assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
-    # A cell that stores its runs' seed and fold is paired by them, whatever its paths say.
-    base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
-    assert "| +0.017 | +0.017 | 2/3 |" in unpadded(comparison_markdown(base, variant))
     # the same runs' Δ where the seeds differ: a variant with a fourth seed moves the means, not the paired Δ
-    extra = {**variant["cells"][0], "runs": [*variant["cells"][0]["runs"], "runs/x/riloff/lstm/fold-1/seed-1"],
+    extra = {**variant["cells"][0], "runs": [*variant["cells"][0]["runs"], "runs/x/riloff/lstm/run-4"],
+             "run_ids": [*variant["cells"][0]["run_ids"], {"seed": 1, "fold": 0}],
              "metrics": {"f1_sarcastic": {"mean": 0.75, "std": 0.1, "values": [0.7, 0.5, 0.8, 1.0]}}}
     assert "| 0.650 ± 0.050 | 0.750 ± 0.100 | +0.100 | +0.017 | 2/3 |" in unpadded(
         comparison_markdown(base, variant.updated(cells=[extra])))
+    # Without run_ids, runs named after folds are not told apart by their names: refused in one line.
+    del base["cells"][0]["run_ids"]
+    base["cells"][0]["runs"] = [f"runs/dialogue/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
+    base["cells"][0]["seeds"] = [0]
+    with pytest.raises(IsarcasmError, match="3 runs for 1 seeds and no run_ids"):
+        comparison_markdown(base, variant)
+    base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
     # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
     failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
     text = unpadded(comparison_markdown(base, variant.updated(cells=[failed])))
@@ -257,3 +261,14 @@ def test_a_comparison_pools_the_cells_seed_by_seed_with_a_sign_flip_test():
     assert "(k-context-all minus k)" in text
     one_seed = result("k-context-all", {"lstm": [0.62], "cnn": [0.56]})
     assert "Pooled over" not in comparison_markdown(base, one_seed)  # one seed pairs: no test to make
+
+
+def test_a_cell_without_run_ids_holds_one_run_of_each_seed_and_nothing_is_read_out_of_a_folder_name():
+    from experiments.reports.table import run_ids
+
+    cell = {"corpus": "toy", "model": "cnn", "seeds": [3, 4], "runs": ["runs/x/toy/cnn/fold-2/seed-7", "elsewhere"]}
+    assert run_ids(cell) == [(3, None), (4, None)]
+    assert run_ids({**cell, "run_ids": [{"seed": 4, "fold": 1}, {"seed": 3, "fold": 0}]}) == [(4, 1), (3, 0)]
+    with pytest.raises(IsarcasmError, match="toy/cnn: 1 runs for 2 seeds and no run_ids") as refused:
+        run_ids({**cell, "runs": cell["runs"][:1]})
+    assert "\n" not in str(refused.value)
