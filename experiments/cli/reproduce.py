@@ -114,7 +114,7 @@ def report(ctx, experiment, results_dir, html, against, selection, fidelity, ele
     """Print the report of a results file: a reproduction (published beside ours), cross, or benchmark-MODEL."""
     settings = Settings(Corpora(data_dir(ctx), options), RunStore(Path(output_dir)), Path(results_dir),
                         reference=reference_of(reference_dir))
-    localised, files = _localiser(settings), ResultsFiles(Path(results_dir), settings.reference)
+    localised, files = _localiser(settings), ResultsFiles(Path(results_dir))
     if fidelity and elements:
         raise IsarcasmError("--fidelity and --elements are two reports of the same results: give one of them")
     if merge:

@@ -38,7 +38,7 @@ from experiments.results.schema import SCHEMA_VERSION, Result
 from experiments.runs.console import chatty
 from experiments.runs.one.metrics import recorded_problem, summary_problem, value_problem
 from experiments.runs.one.protocol import rerun_at, retired
-from experiments.runs.one.reference import SHIPPED, ReferenceSet
+from experiments.runs.one.reference import SHIPPED
 from experiments.runs.one.store import json_text, safe_name, write_text
 from preprocessing.errors import IsarcasmError
 from preprocessing.fileio import json_value
@@ -152,29 +152,20 @@ def load_results(path: Path, retired: bool = False) -> Result:
 
 @dataclass
 class ResultsFiles:
-    """Where a report finds a results file by name: the results folder first (what was made here), then the
-    results the reference set records (those its shipped runs back: Table 7's 10 iSarcasm seeds, which share
-    their name with the committed 5-seed table of both corpora), then the committed files of docs/results (and of
-    its :data:`ELEMENTS` folder).
+    """Where a report finds a results file by name: the results folder (what was made here), then the committed
+    results of docs/results, where each name is one file (at its top level or in its :data:`ELEMENTS` folder).
     So a fresh clone's ``report table7 --fidelity`` reads the inputs the committed report was made from,
     without --results-dir.  ``found``: where each file found outside the folder came from, for the report to say."""
 
     folder: Path
-    reference: ReferenceSet | None = None
     committed: Path = COMMITTED
     found: dict = field(default_factory=dict)
 
     def find(self, name: str) -> Result | None:
-        """Results ``name``, checked (:func:`load_results`); None where none of the three places has it."""
+        """Results ``name``, checked (:func:`load_results`); None where neither place has it."""
         path = self.folder / f"{name}.json"
         if path.is_file():
             return load_results(path)
-        recorded = self.reference.recorded(name) if self.reference else None
-        if recorded:
-            result = Result.from_dict(checked(json_value(recorded[0], recorded[1]),
-                                              f"{recorded[1]} (its results '{name}')"))
-            self.found[name] = f"the results recorded in the reference set's {recorded[1]}"
-            return result
         for path in (self.committed / f"{name}.json", self.committed / ELEMENTS / f"{name}.json"):
             if path.is_file():
                 result = load_results(path)
@@ -183,8 +174,9 @@ class ResultsFiles:
         return None
 
     def missing(self, name: str) -> str:
-        """One line for results ``name`` that :meth:`find` did not find: how to make them."""
-        return f"no results for '{name}' in {self.folder}/ (run `isarcasm reproduce {name}` first"
+        """One line for results ``name`` that :meth:`find` did not find: where it looked, and how to make them."""
+        return (f"no results '{name}' in {self.folder}/ nor in the committed {self.committed}/ (run `isarcasm "
+                f"reproduce {name}` first")
 
 
 class RetiredResults(IsarcasmError):

@@ -28,6 +28,7 @@ from sklearn.metrics import precision_recall_curve
 
 from experiments.runs.one import provenance
 from experiments.reports.fidelity import paper_numbers
+from experiments.reports.table import run_ids
 from experiments.results.files import ResultsFiles
 from experiments.results.schema import Result
 from experiments.runs.one.metrics import summary_stats
@@ -45,6 +46,10 @@ PROTOCOLS = (
     ("authors-code", "the authors' code (training + grid rule)", "-authors-code", None),
     ("authors-scripts", "the authors' scripts (every value bin/run.sh passes + grid rule)", "-authors-scripts", None),
 )
+#: The results of the paper's protocol as written each fidelity study reads, where they are not the experiment's own:
+#: Table 7's study is iSarcasm over 10 seeds, the seeds and corpus of ``table7-authors-code``, under a name of its own
+#: (the experiment file ``table7-seeds-10``), never ``table7`` (Table 7 itself: both corpora, 5 seeds).
+AS_WRITTEN = {"table7": "table7-seeds-10"}
 #: Protocols compared where their results exist (docs/results has them for Table 7 and Table 6); no ceiling reads
 #: their runs, so they need none on this machine.
 OPTIONAL = {"authors-scripts"}
@@ -147,6 +152,12 @@ def together_elements(experiment: str) -> tuple[Element, ...]:
                          extends=True) for name in TOGETHER)
 
 
+def input_name(experiment: str, suffix: str) -> str:
+    """The results name of the protocol of ``experiment`` whose results suffix is ``suffix`` (:data:`PROTOCOLS`):
+    ``<experiment><suffix>``; the protocol as written (suffix '') its :data:`AS_WRITTEN` study where it has one."""
+    return experiment + suffix if suffix else AS_WRITTEN.get(experiment, experiment)
+
+
 F1, P, R, MACRO = "f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro"
 RATE = "predicted_positive_rate"
 
@@ -158,10 +169,10 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
     loaded = {}
     for key, _, suffix, rule in PROTOCOLS:
         if key in OPTIONAL:
-            if (found := results.find(experiment + suffix)) is not None:
+            if (found := results.find(input_name(experiment, suffix))) is not None:
                 loaded[key] = found
             continue
-        result = localised(_load(results, experiment, suffix))
+        result = localised(_load(results, input_name(experiment, suffix)))
         loaded[key] = reselect(result, rule) if rule else result
     elements = _element_results(results, experiment, ELEMENTS)  # its protocols are compared whole above
     cells = []
@@ -191,14 +202,11 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
         "elements": {label: result.experiment for label, result in elements.items()}, **provenance.record()})
 
 
-def _load(results: ResultsFiles, experiment: str, suffix: str) -> dict:
-    """The results ``<experiment><suffix>``; refused in one line when missing."""
-    name = experiment + suffix
+def _load(results: ResultsFiles, name: str) -> Result:
+    """The results ``name``; refused in one line when missing."""
     found = results.find(name)
     if found is None:
-        command = f"isarcasm reproduce {name}"
-        raise IsarcasmError(f"no results '{name}' in {results.folder}/: make them with `{command}` (reusing finished "
-                            "runs)")
+        raise IsarcasmError(f"{results.missing(name)}, reusing finished runs)")
     return found
 
 
@@ -250,10 +258,8 @@ def _paired(base: dict, other: dict, metric: str = F1) -> dict:
 
 def _by_run(cell: dict, metric: str = F1) -> dict[tuple, dict]:
     """A cell's ``metric`` and share labelled sarcastic (None where it has no operating point) per run, by (seed,
-    fold): from its ``run_ids`` where it has them (a failed run has none), else from its seeds (files written
-    before failed runs were listed, when every seed had its run)."""
-    keys = ([(run["seed"], run.get("fold")) for run in cell["run_ids"]] if "run_ids" in cell
-            else [(seed, None) for seed in cell["seeds"]])
+    fold) (:func:`~experiments.reports.table.run_ids`)."""
+    keys = run_ids(cell)
     values = cell["metrics"][metric]["values"]
     if len(keys) != len(values):
         raise IsarcasmError(f"{cell['corpus']}/{cell['model']}: {len(values)} {metric} values for {len(keys)} runs, "
@@ -272,7 +278,7 @@ def elements(experiment: str, results: ResultsFiles) -> Result:
     """Each element of :data:`ELEMENTS` alone beside the paper as written, model by model on paired seeds,
     from results files alone (no per-epoch record, no authors'-code run).  Every element and model of the
     corpora measured gets a row: one without results, a cell or a seed in common is marked not measured."""
-    base = _load(results, experiment, "")
+    base = _load(results, experiment)
     together = together_elements(experiment)
     found = _element_results(results, experiment, (*ELEMENTS, *together))
     if not found:

@@ -45,14 +45,16 @@ def export_results(path: Path, settings: Settings, to: Path, name: str | None = 
 
 
 #: Options of the command that made a results file that say where and how fast, not what: left out of
-#: the command a user is told to retrain a cell with (with their values), as are the cells chosen.
+#: the command an export records (with their values), as are the cells chosen.
 _WHERE = {"--output-dir", "--results-dir", "--jobs", "--executor", "--address", "--cpus-per-run", "--gpus-per-run",
           "--corpora", "--models"}
 
 
 def retrain_command(command: str | None, experiment: str) -> str:
     """The command that made the results, from its verb on (``reproduce table7 --seeds 5``), without the
-    options of :data:`_WHERE` nor ``--references``: what retrains a cell here with ``--corpora``/``--models``."""
+    options of :data:`_WHERE` nor ``--references``: the index's ``made_by``, a record of how they were made.  A
+    refusal to use a run never suggests it (an old index's names options since removed):
+    :meth:`~experiments.runs.one.reference.ReferenceSet.materialised` names the results the file backs."""
     words = (command or "").split()
     verb = next((i for i, word in enumerate(words) if word in ("reproduce", "cross-eval")), None)
     if verb is None:

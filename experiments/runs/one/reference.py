@@ -28,7 +28,7 @@ and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>
 ``data_sha256``, provenance), ``metrics`` (metrics.json), ``history`` (history.csv's text),
 ``parameters`` (the model's weights) and ``splits`` (per split, the number of texts and the sha256 of
 its ``id<TAB>gold labels`` lines).  Since 2026-11-27 an export also records ``results`` (the results
-file it backs: ``name``, ``sha256`` and ``text``, which a fresh clone's reports read by name) and
+file it backs: ``name``, ``sha256`` and ``text``; reports read the committed copy in docs/results) and
 ``elsewhere`` (the runs of those results that another file of the set already ships: key -> file name);
 an index without them (the committed ``table7``) backs the results file of its ``experiment`` in
 docs/results.  The ``.npz`` holds per run ``<key>`` (``r0``, ``r1``...): the
@@ -73,6 +73,10 @@ FORMAT = "isarcasm-reference-runs"
 VERSION = 2
 #: Where the repository ships its reference set.
 SHIPPED = Path(__file__).resolve().parents[3] / "docs" / "results" / "runs"
+#: The results a shipped file of the set backs, by the file's name, where its index (whose bytes are kept) names
+#: them otherwise: ``table7-seeds-5-9`` records Table 7's 10-seed iSarcasm study under ``table7``, the name of
+#: Table 7 itself (both corpora, 5 seeds); that study's name is ``table7-seeds-10``.
+BACKS = {"table7-seeds-5-9": "table7-seeds-10"}
 
 log = logging.getLogger("isarcasm")
 
@@ -105,10 +109,8 @@ def shipped_count(directories: Iterable) -> int:
 
 @dataclass(frozen=True)
 class Backing:
-    """The results file an export backs: its name (``experiment``), the command that retrains a cell of it
-    (``made_by``) and its text, which the index records with its sha256 so that a fresh clone finds the
-    results its runs stand for (:meth:`ReferenceSet.recorded`) even where docs/results holds another file
-    of that name (Table 7's 10 iSarcasm seeds beside the committed 5-seed table of both corpora)."""
+    """The results file an export backs: its name (``experiment``), the command that made it (``made_by``) and its
+    text, which the index records with its sha256: what its runs stand for."""
 
     experiment: str
     made_by: str
@@ -263,29 +265,6 @@ class ReferenceSet:
                                   "`isarcasm runs export`)")
         return index
 
-    def recorded(self, experiment: str) -> tuple[str, Path] | None:
-        """The text of results ``experiment`` as the set records it (an export records the results file
-        each of its files backs, see :class:`Backing`) and the index that records it; None where no file
-        does.  A file that builds on another (its ``elsewhere`` names it: seeds 5-9 beside the file of seeds
-        0-4) records the results that take the other's place.  A text that is not the one whose sha256 is
-        recorded, or two files that record different results of one name otherwise, are refused in one line."""
-        self.runs()
-        found = [(path, index["results"]) for path, index in self._indexes.items()
-                 if isinstance(index.get("results"), dict) and index["results"].get("name") == experiment]
-        built_on = {name for path, _ in found if isinstance(self._indexes[path].get("elsewhere"), dict)
-                    for name in self._indexes[path]["elsewhere"].values()}
-        found = [(path, record) for path, record in found if path.name not in built_on] or found
-        for path, record in found:
-            text = record.get("text")
-            if not isinstance(text, str) or hashlib.sha256(text.encode("utf-8")).hexdigest() != record.get("sha256"):
-                raise Mismatch(f"{path}: the results '{experiment}' it records are damaged (not the text of the "
-                               f"sha256 recorded): restore it (git checkout {path.name}) or rebuild it with "
-                               "`isarcasm runs export`")
-        if len({record["sha256"] for _, record in found}) > 1:
-            raise Mismatch(f"{' and '.join(path.name for path, _ in found)} in {self.folder} record different "
-                           f"results '{experiment}': keep the file that backs the results you mean")
-        return (found[0][1]["text"], found[0][0]) if found else None
-
     def key_holding(self, config_hash: str) -> str | None:
         """The key of the set's run of this configuration hash (the one its config.json records); None where
         the set ships none.  A run is reused by its hash, whichever experiment's folder it was exported from."""
@@ -296,8 +275,13 @@ class ReferenceSet:
         return None
 
     def keys(self, experiment: str) -> list[str]:
-        """The keys of the runs behind results ``experiment``."""
-        return [key for key, (path, _) in self.runs().items() if self._indexes[path].get("experiment") == experiment]
+        """The keys of the runs behind results ``experiment`` (:meth:`backs`)."""
+        return [key for key, (path, _) in self.runs().items() if self.backs(path) == experiment]
+
+    def backs(self, path: Path) -> str:
+        """The name of the results the set's file ``path`` backs: its index's ``experiment``, or its name in
+        :data:`BACKS` where the index records them under another results' name."""
+        return BACKS.get(path.stem, self._indexes[path].get("experiment"))
 
     def warn_once(self, line: str) -> None:
         """``line`` as a warning, the first time it is said (every seed of a cell refused says the same)."""
@@ -328,8 +312,8 @@ class ReferenceSet:
                            "file (git checkout) or rebuild it with `isarcasm runs export`") from None
         corpus, model = corpus_label(entry["config"]["corpus"]), entry["config"]["model"]
         raise Mismatch(f"reference runs of {key.rsplit('/', 1)[0]} ({path.name}) not used: corpus '{corpus}': "
-                       f"{self._verdicts[key]}; train the cell here with `{index['made_by']} --corpora {corpus} "
-                       f"--models {model}`")
+                       f"{self._verdicts[key]}; train the cell here with `isarcasm reproduce {self.backs(path)} "
+                       f"--corpora {corpus} --models {model}`")
 
     def _arrays(self, path: Path, index: dict) -> dict:
         """The ``.npz`` of an index, checked against the sha256 the index records."""

@@ -1,6 +1,7 @@
 """``isarcasm report EXPERIMENT --elements``: each authors'-code element alone beside the paper as written,
 paired seed by seed, from tiny results files built here (nothing is trained, no per-epoch record is read)."""
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -280,3 +281,29 @@ def test_the_committed_elements_folder_is_read_after_the_results_folder(tmp_path
     write_table(folder, CLIP.results_name("t"), [table_cell("lstm", [0, 1], [0.9, 0.9])])
     assert row(elements("t", ResultsFiles(folder, committed=committed)), CLIP, "lstm")["mean_delta"] == \
         pytest.approx(0.65)
+
+
+def test_table7s_fidelity_study_reads_its_own_10_seed_results_never_table7():
+    """'table7' is Table 7 (both corpora, 5 seeds); the study's as-written input has its own name, whose committed
+    file a fresh clone reads (and whose experiment file makes it again), beside the authors' code's 10 seeds."""
+    from experiments.studies.experiment import load_experiment
+    from experiments.studies.fidelity import input_name
+
+    assert input_name("table7", "") == "table7-seeds-10" and input_name("table6", "") == "table6"
+    assert input_name("table7", "-authors-code") == "table7-authors-code"
+    files = ResultsFiles(Path("no-results-here"))
+    ten, code, table7 = (files.find(name) for name in ("table7-seeds-10", "table7-authors-code", "table7"))
+    assert ten.experiment == "table7-seeds-10" and ten["seeds"] == code["seeds"] == list(range(10))
+    assert {c["corpus"] for c in ten.cells} == {c["corpus"] for c in code.cells} == {"isarcasm"}
+    assert table7["seeds"] == list(range(5)) and {c["corpus"] for c in table7.cells} == {"isarcasm", "isarcasmeval"}
+    study = load_experiment("table7-seeds-10")
+    assert (study.seeds, {c.corpus for c in study.cells}, study.train) == (10, {"isarcasm"}, ())
+
+
+def test_each_committed_results_name_is_one_file_holding_the_results_of_that_name():
+    from experiments.results.files import COMMITTED, ELEMENTS
+
+    top, elements = ({path.stem for path in folder.glob("*.json")} for folder in (COMMITTED, COMMITTED / ELEMENTS))
+    assert not top & elements
+    for path in [*COMMITTED.glob("*.json"), *(COMMITTED / ELEMENTS).glob("*.json")]:
+        assert json.loads(path.read_text())["experiment"] == path.stem, path

@@ -228,10 +228,41 @@ def test_one_label_flipped_in_the_test_split_refuses_the_cells_reference_runs_in
         assert settings.finished("toy", spec(corpus, 0)) is None and settings.finished("toy", spec(corpus, 1)) is None
     lines = refusals(caplog)
     assert len(lines) == 1 and "\n" not in lines[0]
-    assert "corpus 'toy'" in lines[0] and "the test split" in lines[0] and "--corpora toy --models cnn`" in lines[0]
+    assert "corpus 'toy'" in lines[0] and "the test split" in lines[0]
+    assert "train the cell here with `isarcasm reproduce toy --corpora toy --models cnn`" in lines[0]
     assert not (root / "flipped" / REFERENCE_CACHE).exists()
     with pytest.raises(Mismatch, match="the test split"):  # a reader of a results file: the line is the error
         settings_of(root, root / "flipped", root / "ref").shipped("toy/toy/cnn/seed-0", strict=True)
+
+
+def test_the_retrain_command_a_refusal_suggests_names_the_results_the_file_backs_not_the_command_it_records(
+        shipped, changed_data, caplog, monkeypatch):
+    """A file whose index records its results under another results' name (Table 7's seeds 5-9) is named by
+    BACKS; the command recorded at export (the shipped ones hold options since removed) is never suggested."""
+    from experiments.runs.one import reference
+
+    root, corpus = shipped
+    changed_data("test", 3, "label")
+    monkeypatch.setitem(reference.BACKS, "toy", "toy-ten")
+    with caplog.at_level(logging.WARNING):
+        settings_of(root, root / "flipped-backs", root / "ref").finished("toy", spec(corpus, 0))
+    assert "`isarcasm reproduce toy-ten --corpora toy --models cnn`" in refusals(caplog)[0]
+    assert ReferenceSet(root / "ref").keys("toy-ten") and not ReferenceSet(root / "ref").keys("toy")
+
+
+def test_every_shipped_file_backs_an_experiment_that_reproduce_makes():
+    """The command a refusal suggests, ``isarcasm reproduce <the results it backs>``, works on this isarcasm for
+    every shipped file (their indexes record commands with options since removed: --protocol authors-code)."""
+    from experiments.runs.one.reference import SHIPPED
+    from experiments.studies.experiment import available
+
+    shipped = ReferenceSet(SHIPPED)
+    files = {path for path, _ in shipped.runs().values()}
+    assert {path.stem for path in files} >= {"table7", "table7-seeds-5-9", "table7-authors-code", "table6"}
+    assert {path.stem: shipped.backs(path) for path in files} == {
+        "table7": "table7", "table7-seeds-5-9": "table7-seeds-10", "table7-authors-code": "table7-authors-code",
+        "table6": "table6"}
+    assert all(shipped.backs(path) in available() for path in files)
 
 
 def test_a_changed_training_text_refuses_them_naming_the_data_file(shipped, changed_data, caplog):
@@ -407,7 +438,7 @@ def export_to(root: Path, results: Path, to: Path, *args: str):
 
 def test_an_export_under_another_name_leaves_out_the_runs_the_set_ships_and_records_its_results(shipped, tmp_path):
     """Seeds 5-9 joining a set that ships seeds 0-4: seed 0 is shipped by one file, the results file of both
-    seeds by another, which records it; a fresh store reads both seeds, the report finds the results there."""
+    seeds by another, which records it; a fresh store reads both seeds of the results file made elsewhere."""
     root, _ = shipped
     results_of(root, tmp_path / "first", [0], "toy-first")
     assert export_to(root, tmp_path / "first", tmp_path / "set", "toy-first").exit_code == 0
@@ -422,10 +453,9 @@ def test_an_export_under_another_name_leaves_out_the_runs_the_set_ships_and_reco
     assert index["results"]["name"] == "toy"
     assert index["results"]["sha256"] == content_sha256(tmp_path / "elsewhere" / "toy.json")
     assert sorted(ReferenceSet(tmp_path / "set").keys("toy")) == ["toy/toy/cnn/seed-1"]
-    shown = cli(root, "report", "toy", "--results-dir", str(tmp_path / "none"), "--selection", "last", "--output-dir",
-                str(tmp_path / "fresh"), "--reference-dir", str(tmp_path / "set"), "--split-col", "split")
+    shown = cli(root, "report", "toy", "--results-dir", str(tmp_path / "elsewhere"), "--selection", "last",
+                "--output-dir", str(tmp_path / "fresh"), "--reference-dir", str(tmp_path / "set"), "--split-col", "split")
     assert shown.exit_code == 0, shown.output
-    assert "toy: none in" in shown.output and "recorded in the reference set's" in shown.output
     assert "2 of 2 runs from the reference set" in shown.output
     again = export_to(root, root / "results", tmp_path / "set", "toy", "--name", "toy-more")  # the same runs again
     assert again.exit_code == 0, again.output
@@ -451,46 +481,21 @@ def test_an_export_that_would_contradict_or_drop_shipped_runs_is_refused_in_one_
     assert json.loads((tmp_path / "fewer" / "toy.json").read_text()) == json.loads((root / "ref" / "toy.json").read_text())
 
 
-def test_results_are_found_in_the_results_folder_then_the_sets_record_then_docs_results(shipped, tmp_path):
-    from experiments.results.files import ResultsFiles
+def test_results_are_found_in_the_results_folder_then_the_committed_results_never_the_sets_record(shipped, tmp_path):
+    from experiments.results.files import ELEMENTS, ResultsFiles
 
     root, _ = shipped
     results_of(root, tmp_path / "here", [0, 1])
     here = json.loads((tmp_path / "here" / "toy.json").read_text())
     (tmp_path / "here" / "toy.json").write_text(json.dumps({**here, "title": "made here"}))
-    results_of(root, tmp_path / "committed", [0, 1], "toy-committed")
-    results_of(root, tmp_path / "committed", [0, 1])  # the committed toy.json loses to the set's record
-    files = ResultsFiles(tmp_path / "here", ReferenceSet(root / "ref"), tmp_path / "committed")
+    results_of(root, tmp_path / "committed", [0])
+    results_of(root, tmp_path / "committed" / ELEMENTS, [0, 1], "toy-element")
+    files = ResultsFiles(tmp_path / "here", tmp_path / "committed")
     assert files.find("toy")["title"] == "made here" and not files.found
-    files = ResultsFiles(tmp_path / "empty", ReferenceSet(root / "ref"), tmp_path / "committed")
-    assert files.find("toy").to_dict() == json.loads((root / "results" / "toy.json").read_text())
-    assert files.find("toy-committed")["experiment"] == "toy-committed" and files.find("toy-none") is None
-    assert list(files.found) == ["toy", "toy-committed"] and "ref/toy.json" in files.found["toy"]
-    assert ResultsFiles(tmp_path / "empty", None, tmp_path / "committed").find("toy")["experiment"] == "toy"
-    damaged = tmp_path / "damaged"  # a recorded results file edited by hand is refused in one line
-    shutil.copytree(root / "ref", damaged)
-    index = json.loads((damaged / "toy.json").read_text())
-    index["results"]["text"] = index["results"]["text"].replace('"toy"', '"toy2"', 1)
-    (damaged / "toy.json").write_text(json.dumps(index))
-    with pytest.raises(Mismatch, match="the results 'toy' it records are damaged") as refused:
-        ResultsFiles(tmp_path / "empty", ReferenceSet(damaged)).find("toy")
-    assert "\n" not in str(refused.value)
-
-
-def test_a_file_that_builds_on_another_records_the_results_that_take_its_place(shipped, tmp_path):
-    """Table 7's 10 iSarcasm seeds (seeds 5-9, built on the file of seeds 0-4) take the name's place over the
-    5-seed table the other file records; two unrelated files that record different results are refused."""
-    from experiments.results.files import ResultsFiles
-
-    root, _ = shipped
-    shutil.copytree(root / "ref", tmp_path / "set")
-    index = json.loads((tmp_path / "set" / "toy.json").read_text())
-    text = index["results"]["text"].replace('"title": "toy"', '"title": "ten seeds"', 1)
-    assert text != index["results"]["text"]
-    more = {**index, "runs": [], "elsewhere": {"toy/toy/cnn/seed-0": "toy.json"},
-            "results": {"name": "toy", "sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text}}
-    (tmp_path / "set" / "toy-more.json").write_text(json.dumps(more))
-    assert ResultsFiles(tmp_path / "empty", ReferenceSet(tmp_path / "set")).find("toy")["title"] == "ten seeds"
-    (tmp_path / "set" / "toy-more.json").write_text(json.dumps({**more, "elsewhere": {}}))
-    with pytest.raises(Mismatch, match="toy-more.json and toy.json .* record different results 'toy'"):
-        ResultsFiles(tmp_path / "empty", ReferenceSet(tmp_path / "set")).find("toy")
+    files = ResultsFiles(tmp_path / "empty", tmp_path / "committed")
+    assert len(files.find("toy").cells[0]["runs"]) == 1  # the committed file, not the one the set records (2 runs)
+    assert files.find("toy-element")["experiment"] == "toy-element"
+    assert list(files.found) == ["toy", "toy-element"] and files.found["toy"] == str(tmp_path / "committed" / "toy.json")
+    assert ResultsFiles(tmp_path / "empty", tmp_path / "nothing").find("toy") is None  # the set's record is no source
+    missing = ResultsFiles(tmp_path / "empty", tmp_path / "committed").missing("toy-none")
+    assert "\n" not in missing and str(tmp_path / "empty") in missing and str(tmp_path / "committed") in missing
