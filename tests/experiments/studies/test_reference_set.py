@@ -454,7 +454,8 @@ def test_an_export_under_another_name_leaves_out_the_runs_the_set_ships_and_reco
     assert index["results"]["sha256"] == content_sha256(tmp_path / "elsewhere" / "toy.json")
     assert sorted(ReferenceSet(tmp_path / "set").keys("toy")) == ["toy/toy/cnn/seed-1"]
     shown = cli(root, "report", "toy", "--results-dir", str(tmp_path / "elsewhere"), "--selection", "last",
-                "--output-dir", str(tmp_path / "fresh"), "--reference-dir", str(tmp_path / "set"), "--split-col", "split")
+                "--output-dir", str(tmp_path / "fresh"), "--reference-dir", str(tmp_path / "set"),
+                "--split-col", "split")
     assert shown.exit_code == 0, shown.output
     assert "2 of 2 runs from the reference set" in shown.output
     again = export_to(root, root / "results", tmp_path / "set", "toy", "--name", "toy-more")  # the same runs again
@@ -495,7 +496,8 @@ def test_results_are_found_in_the_results_folder_then_the_committed_results_neve
     files = ResultsFiles(tmp_path / "empty", tmp_path / "committed")
     assert len(files.find("toy").cells[0]["runs"]) == 1  # the committed file, not the one the set records (2 runs)
     assert files.find("toy-element")["experiment"] == "toy-element"
-    assert list(files.found) == ["toy", "toy-element"] and files.found["toy"] == str(tmp_path / "committed" / "toy.json")
+    assert list(files.found) == ["toy", "toy-element"]
+    assert files.found["toy"] == str(tmp_path / "committed" / "toy.json")
     assert ResultsFiles(tmp_path / "empty", tmp_path / "nothing").find("toy") is None  # the set's record is no source
     missing = ResultsFiles(tmp_path / "empty", tmp_path / "committed").missing("toy-none")
     assert "\n" not in missing and str(tmp_path / "empty") in missing and str(tmp_path / "committed") in missing
