@@ -39,7 +39,7 @@ from experiments.reports.format import markdown_table
 from experiments.reports.operating_point import floors_of
 from experiments.reports.significance import holm
 from experiments.results.files import COMMITTED as COMMITTED_FOLDER
-from experiments.results.files import RetiredResults, load_results, require_kind
+from experiments.results.files import load_results, require_kind, retired_results
 from experiments.results.schema import Result
 from experiments.runs.one.store import write_text
 from preprocessing.errors import IsarcasmError
@@ -74,8 +74,8 @@ class Entry:
 
 def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry], list[str]]:
     """Every ``benchmark-*.json`` of the results ``folder``, then of ``committed`` (None: not read); an entrant
-    benchmarked in both is taken from ``folder``, and a committed file made by what left the suite (the exact
-    engine's) is left out.  Returns the entries and a line per committed file left out."""
+    benchmarked in both is taken from ``folder``.  A committed file made by what left the suite (the exact
+    engine) stays on the board, never ranked with another (:func:`differences`).  Returns the entries and a line per committed file left out."""
     entries, shadowed = [], []
     places = [(folder, RESULTS)] + ([(committed, COMMITTED)] if committed else [])
     seen_folders = set()
@@ -84,13 +84,7 @@ def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry]
             continue
         seen_folders.add(place.resolve())
         for path in sorted(place.glob("benchmark-*.json")):
-            try:
-                result = load_results(path)
-            except RetiredResults as exc:
-                if source != COMMITTED:
-                    raise
-                shadowed.append(f"{path.name}: left out ({exc})")
-                continue
+            result = load_results(path, retired=source == COMMITTED)  # the committed record, whatever made it
             require_kind(result, "benchmark", "the leaderboard")
             _check_rows(result, path)
             if any(entry.model == result["model"] for entry in entries):
@@ -122,7 +116,8 @@ def differences(a: Entry, b: Entry) -> list[str]:
     data (the corpus files' checksums of the cells they share) or classic and reference runs; [] when
     nothing does."""
     ra, rb = a.result, b.result
-    found = []
+    gone = {entry.path.name: retired_results(entry.result) for entry in (a, b)}
+    found = [f"{name}: {why}" for name, why in gone.items() if why][:1] if len(set(gone.values())) > 1 else []
     if ra["seeds"] != rb["seeds"]:
         found.append(f"seeds {_seeds(ra['seeds'])}, not {_seeds(rb['seeds'])}")
     train_a, train_b = ra.get("train") or {}, rb.get("train") or {}
