@@ -10,7 +10,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 # Arguments for the main job, e.g. `make demo DEMO_ARGS="--quick"` for a smoke run.
 DEMO_ARGS ?=
 # Runs trained at once, each with cores/JOBS threads (see `isarcasm reproduce --help`). The threads per run can
-# change a run's digits (docs/protocol.md#same-numbers): the committed numbers are one thread per run, 2 jobs on 2 cores.
+# change a run's digits (docs/protocol.md#same-numbers): the committed numbers are one thread per run (JOBS = cores).
 JOBS ?= 2
 # Test workers (pytest-xdist): one per core by default; `make test TEST_WORKERS=0` runs the suite in one process.
 # `--dist loadfile` keeps each test file on one worker, so a module-scoped fixture that trains a model trains once.

@@ -84,7 +84,8 @@ def vector_times(data_dir, skip_cold: bool) -> list[tuple[str, float, str]]:
 
 @click.command()
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None)
-@click.option("--skip-cold", is_flag=True, help="Do not time the ~40 s first parse of the vectors.")
+@click.option("--skip-cold", is_flag=True,
+              help="Do not time the first parse of the vectors (the slow step, which builds the cache).")
 @click.option("--cpu", type=int, default=None, help="CPU core to pin to (default: the first allowed one).")
 @click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
               help="Tokenisation runs per corpus; the best is reported.")

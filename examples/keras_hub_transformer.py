@@ -61,8 +61,8 @@ def build(train_texts, seed):
     # reads raw text.
     preprocessor = keras_hub.models.BertTextClassifierPreprocessor(
         keras_hub.models.BertTokenizer(vocabulary=vocabulary, lowercase=True), sequence_length=SEQUENCE_LENGTH)
-    # Two Transformer layers, 128 wide: 0.4M weights on 600 tweets, about 1.4M on a full training split
-    # (most of them the token embedding, up to VOCABULARY_SIZE x 128).
+    # Two Transformer layers, 128 wide: a small model, most of whose weights are the token embedding
+    # (up to VOCABULARY_SIZE x 128).
     backbone = keras_hub.models.BertBackbone(vocabulary_size=len(vocabulary), num_layers=2, num_heads=4,
                                              hidden_dim=128, intermediate_dim=256,
                                              max_sequence_length=SEQUENCE_LENGTH)

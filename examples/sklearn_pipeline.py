@@ -27,8 +27,8 @@ from sklearn.pipeline import Pipeline
 #    The classifier is a linear SVM trained with the "modified Huber" loss (a
 #    smoothed hinge), which gives probabilities itself.  LinearSVC has no
 #    predict_proba; wrapping it in CalibratedClassifierCV gives probabilities
-#    calibrated to the 17% of sarcastic tweets, which stay under the suite's
-#    threshold 0.5: on iSarcasm (seed 0) it labelled no tweet sarcastic.
+#    calibrated to the minority of sarcastic tweets, which stay under the
+#    suite's threshold 0.5, so it labels (almost) no tweet sarcastic.
 #    With balanced class weights the score 0 (probability 0.5) lies between the
 #    classes.  (An estimator without predict_proba is refused before anything
 #    is written, with one line saying so.)

@@ -295,7 +295,7 @@ RETIRED = {
 
 
 class TrainingCommand(click.Command):
-    """A command that trains: an option it no longer has (``--protocol``, a setting's own option) is refused
+    """A command that trains: an option retired from it (``--protocol``, a setting's own option) is refused
     in one line naming what replaces it (:data:`RETIRED`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ def elements_markdown(result: Result) -> str:
         lines += ["", f"## {label} (`{first['sources']}`)", ""]
         source = result["inputs"].get(first["results"])
         if source is None:  # no results of this element were read
-            # rows of results files made before 2026-11-28 record no command
+            # a row that records no command (an older results file): the command from its options
             command = first.get("command") or f"isarcasm reproduce {result['as_written']} {first['options']}"
             lines.append(f"Not measured: no `{first['results']}` results; `{command}` makes them.")
             continue

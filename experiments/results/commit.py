@@ -2,8 +2,8 @@
 
 An experiment's results are several files (``<experiment>.json``, ``.csv``, ``.md`` and, for some kinds,
 figures in ``<experiment>/``), and one rename per file cannot replace them together: a kill between two
-renames once left a ``.json`` without its ``.csv`` and ``.md``, or no current results and a temporary file
-that no rerun removed.  So a set is written like a database writes a transaction:
+renames would leave a ``.json`` without its ``.csv`` and ``.md``, or no current results and a temporary file
+that no rerun removes.  So a set is written like a database writes a transaction:
 
 1. every new file is written into a staging folder, ``.<experiment>.staging-XXXX`` beside the results;
 2. a journal, ``.<experiment>.commit.json``, lists the steps that install them (keep the previous files in

@@ -12,7 +12,7 @@ function retraced in a loop.  Only that message about Keras' own step functions 
 TensorFlow's C++ start-up lines (``WARNING: All log messages before absl::InitializeLog() ...``,
 oneDNN, "Could not find cuda drivers", CPU instructions) are written by its native libraries
 straight to file descriptor 2 while ``tensorflow`` is imported, before any setting of TensorFlow's
-own applies (``TF_CPP_MIN_LOG_LEVEL`` no longer reaches them since TensorFlow logs through absl).
+own applies (``TF_CPP_MIN_LOG_LEVEL`` does not reach them: TensorFlow logs through absl).
 So the import of ``tensorflow``, wherever it happens, runs with descriptor 2 captured, and the
 captured lines are replayed filtered by ``TF_CPP_MIN_LOG_LEVEL`` (default 3 here: fatal only;
 ``TF_CPP_MIN_LOG_LEVEL=0 isarcasm ...`` shows them all again).  Anything else written meanwhile
@@ -33,8 +33,8 @@ from contextlib import contextmanager
 LOG_FORMAT = "warning: %(message)s"
 #: TensorFlow's C++ severities, in the order TF_CPP_MIN_LOG_LEVEL counts them (0: all ... 3: fatal only).
 SEVERITIES = "IWEF"
-#: The header of a native log line: absl's ``I0000 00:00:1795597928.256793    9337 port.cc:153] ...``
-#: or the older ``2025-09-17 14:44:05.157831: I external/.../cudart_stub.cc:32] ...``.
+#: The header of a native log line: absl's ``I0000 00:00:SECONDS.MICROS  THREAD FILE.cc:LINE] ...``
+#: or that of TensorFlow's own logger, ``YYYY-MM-DD HH:MM:SS.MICROS: I FILE.cc:LINE] ...``.
 NATIVE_LINE = re.compile(r"^(?:([IWEF])\d{4} [\d:.]+ +\d+ [^\]\s]+\] |\d{4}-\d\d-\d\d [\d:.]+: ([IWEF]) [^\]\s]+\] )")
 #: The environment variable that carries the driver's log level to its workers (local and Ray).
 LEVEL_VARIABLE = "ISARCASM_LOG_LEVEL"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from experiments.results.schema import Result
 from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
+from experiments.runs.console import chatty
 from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
@@ -98,7 +99,7 @@ class Settings:
         """Say on stderr, before anything is trained, the name the results and runs of ``base`` get when it is a
         default of other settings than the experiment's (:meth:`experiment`; ``--name`` chooses another)."""
         name = self.experiment(base, protocol)
-        if name != base and self.training.name is None:
+        if name != base and self.training.name is None and chatty():  # -q: results and errors only
             print(f"results name: {name} (other settings than {base}'s; --name NAME chooses another)", file=sys.stderr)
 
     def place(self, experiment: str, run: RunSpec) -> RunPlace:

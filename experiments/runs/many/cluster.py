@@ -196,8 +196,8 @@ _HTTP2_SETTINGS = 4  # the type of a SETTINGS frame, the first frame a server se
 
 def check_ray_address(address: str | None) -> None:
     """Refuse an address where no Ray cluster answers within :func:`~preprocessing.limits.ray_timeout`
-    seconds, before ``ray.init``, which retries an unreachable cluster for minutes and waited on a port that
-    accepts and never speaks for more than two and a half.  A Ray head (its GCS, or Ray Client on
+    seconds, before ``ray.init``, which retries an unreachable cluster for minutes and waits as long on a port
+    that accepts and never speaks.  A Ray head (its GCS, or Ray Client on
     ``ray://``) speaks gRPC, so HTTP/2: it answers a client's preface with a SETTINGS frame.  ``auto`` (Ray
     finds the address itself) and no address (Ray started here) are left to Ray."""
     host, _, port = (address or "").removeprefix("ray://").rpartition(":")

@@ -238,8 +238,8 @@ class LocalExecutor:
 
 def capped_jobs(jobs: int) -> int:
     """``jobs``, at most one per core: each worker is a TensorFlow process of about a gigabyte, and more
-    of them than cores train no faster (``--jobs 1000`` once started a process per run).  One line says
-    so when it caps."""
+    of them than cores train no faster (a mistyped ``--jobs 1000`` would start a process per run).  One
+    line says so when it caps."""
     available = cores()
     if jobs > available:
         logging.getLogger(__name__).warning(f"--jobs {jobs} capped to {available}, the cores this process may use")
@@ -283,7 +283,7 @@ _PR_SET_PDEATHSIG = 1
 
 def end_with_parent(parent: int) -> None:
     """End this worker (SIGTERM) when ``parent`` ends, however it ends: a SIGKILL or SIGHUP of the command
-    runs none of its handlers, and its workers, re-parented, trained on for minutes.  On Linux the kernel
+    runs none of its handlers, and its workers, re-parented, would train on unseen.  On Linux the kernel
     does it (``prctl(PR_SET_PDEATHSIG)``); elsewhere a thread watches the parent's pid.  A parent gone
     before either was set up ends the worker at once."""
     try:

@@ -2,8 +2,8 @@
 that ran it, and how fast its model predicts.
 
 One-time work (``setup_seconds``) is what a worker does for a run that does not depend on the model:
-reading the word vectors (building their cache the first time a file is read, which took minutes
-where a run trains in seconds) and tokenising the splits.  It is timed apart, so ``train_seconds`` is
+reading the word vectors (building their cache the first time a file is read, which can take longer
+than the run's training) and tokenising the splits.  It is timed apart, so ``train_seconds`` is
 the run's own training (building, fitting and selecting the model, scoring its splits), whichever
 run of a worker came first.
 

@@ -59,8 +59,8 @@ class TrainedRun:
         """Class probabilities; ``contexts`` (turns before each text) feed a context-aware run, else are empty.
 
         ``by_length`` predicts length-sorted batches cut to their longest text
-        (:func:`baselines.batching.predict_by_length`): about 3 times faster on tweets, with
-        probabilities that may differ from the full-length batches' in the last bit (1e-7).
+        (:func:`baselines.batching.predict_by_length`): faster on tweets, whose batches are mostly padding,
+        with probabilities that may differ from the full-length batches' in the last bit.
         Evaluations, whose numbers are reported, keep the full-length batches.  Non-finite
         probabilities (a plugin's NaN output) are refused in one line, never scored or printed.
         """

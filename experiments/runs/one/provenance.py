@@ -190,7 +190,7 @@ def _sweep_now(jobs: int) -> dict:
 
 
 def sweep_text(sweep_record: dict | None) -> str:
-    """A sweep in a few words, for a report: ``2026-11-20 10:04 UTC, --jobs 2, load 3.1``."""
+    """A sweep in a few words, for a report: ``YYYY-MM-DD HH:MM UTC, --jobs 2, load 3.1``."""
     if not sweep_record:
         return "not recorded"
     load = sweep_record.get("load")

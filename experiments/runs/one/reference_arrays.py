@@ -2,7 +2,7 @@
 
 Version 1 holds each array as it is: float32 probabilities, epochs x texts x classes, deflated.
 
-Version 2 holds the very same values, bit for bit, in about half the bytes:
+Version 2 holds the very same values, bit for bit, in fewer bytes:
 
 * a binary run's probabilities (two classes, one label per text) keep P(sarcastic), column 1, as it is;
   P(not sarcastic), column 0, is held as ``<part>_p0_ulps``: its difference from float32(1 - P(sarcastic))

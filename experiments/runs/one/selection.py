@@ -45,8 +45,8 @@ def selection_metric(num_classes: int, multi_label: bool = False, select_on: str
 
 #: A loss above this means the weights diverged: Keras clips probabilities to [1e-7, 1 - 1e-7], so
 #: cross-entropy is at most -ln(1e-7) = 16.1 per text and head (times its class weight); only
-#: exploded weights (through a layer's weight penalty) reach 1e6.  With --lr 1e30 on iSarcasm the
-#: LSTM's loss stays finite at ~1e31 while it predicts one class: a run that learned nothing.
+#: exploded weights (through a layer's weight penalty) reach 1e6.  A huge learning rate (``--lr 1e30``)
+#: can leave the loss finite yet far above this while the model predicts one class: a run that learned nothing.
 DIVERGED_LOSS = 1e6
 
 

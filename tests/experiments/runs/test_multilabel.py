@@ -78,5 +78,5 @@ def test_a_multi_label_run_end_to_end(tagged, tmp_path):
     single = load_corpus(dataset.name, data_dir, split_col="split")
     with pytest.raises(IsarcasmError, match="multi-label classes but corpus .* single-label"):
         evaluate_run(loaded, replace(single, label_names=("x", "y", "z")))
-    with pytest.raises(IsarcasmError, match="class-weight balanced is for single-label"):
+    with pytest.raises(IsarcasmError, match="class_weight balanced is for single-label"):
         train_toy(dataset, "cnn", tmp_path / "weighted", data_dir, replace(config, class_weight="balanced"))

@@ -154,7 +154,7 @@ def test_benchmark_ranks_the_model_and_tests_it_against_each_classic_run(store, 
     assert all([r["model"] for r in c["classics"]] == ["cnn"] and c["references"] == [] for c in cross_cells)
     # Missing classic runs are listed with the command that makes them, with the same protocol options.
     commands = {m["command"] for m in saved["missing"]}
-    options = f"--seeds 1 --epochs 1 --embeddings random --output-dir {root / 'runs'} --split-col split"
+    options = f"--seeds 1 --epochs 1 --set embeddings=random --output-dir {root / 'runs'} --split-col split"
     assert f"isarcasm reproduce {experiment} --models lstm --corpora {alpha} {options}" in commands
     assert f"isarcasm cross-eval --models lstm,att-lstm,dense-lstm,siarn,miarn --corpora {alpha},{beta} {options}" \
         in commands
