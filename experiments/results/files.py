@@ -17,7 +17,7 @@ Version history:
   absent in older files, which is read as none); a cross file ``majority`` floors beside
   ``all_sarcastic``, ``files`` (the label of each file column -> its path) and a cell metric whose
   ``mean`` is null with ``undefined`` (a test split that leaves it undefined); all absent in older files.
-  The ``elements`` kind (2026-11-26: ``report --elements``) is new in version 1; no older file has it.
+  The ``elements`` kind (``report --elements``) is new in version 1; no older file has it.
   The ``leaderboard`` kind (``isarcasm leaderboard``) is new in version 1, and so is a benchmark cell's
   ``data_sha256`` (the corpus files' checksums, absent in older files, which the leaderboard then never ranks
   with another).

@@ -27,7 +27,7 @@ and ``runs``: per run its ``key`` (its place in a store, ``<experiment>/<corpus>
 ``directory`` (where it was exported from), ``config`` (config.json: settings, ``config_hash``,
 ``data_sha256``, provenance), ``metrics`` (metrics.json), ``history`` (history.csv's text),
 ``parameters`` (the model's weights) and ``splits`` (per split, the number of texts and the sha256 of
-its ``id<TAB>gold labels`` lines).  Since 2026-11-27 an export also records ``results`` (the results
+its ``id<TAB>gold labels`` lines).  An export may also record ``results`` (the results
 file it backs: ``name``, ``sha256`` and ``text``; reports read the committed copy in docs/results) and
 ``elsewhere`` (the runs of those results that another file of the set already ships: key -> file name);
 an index without them (the committed ``table7``) backs the results file of its ``experiment`` in
