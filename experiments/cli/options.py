@@ -286,8 +286,10 @@ def _retired_settings() -> dict:
 #: Options that no command has any more -> what replaces them (from the value given, and the experiment
 #: named on the command line), said in one line by :class:`TrainingCommand`.
 RETIRED = {
-    "--protocol": lambda value, experiment: (f"--protocol is gone: the authors' protocols are experiment files, "
-                                             f"`isarcasm reproduce {experiment}-{value or 'authors-code'}`"),
+    "--protocol": lambda value, experiment: (
+        f"--protocol is gone: the paper's settings are the default, `isarcasm reproduce {experiment}`"
+        if value == "as-written" else f"--protocol is gone: the authors' protocols are experiment files, "
+                                      f"`isarcasm reproduce {experiment}-{value or 'authors-code'}`"),
     **{flag: (lambda value, experiment, flag=flag, key=key, fixed=fixed:
               f"{flag} is gone: give --set {key}={fixed or value or 'VALUE'}")
        for flag, (key, fixed) in _retired_settings().items()},

@@ -105,6 +105,8 @@ def test_an_experiment_files_seeds_are_the_default_that_seeds_and_quick_replace(
      "--protocol is gone: the authors' protocols are experiment files, `isarcasm reproduce table7-authors-code`"),
     (["reproduce", "table6", "--protocol=authors-scripts"],
      "`isarcasm reproduce table6-authors-scripts`"),
+    (["reproduce", "table7", "--protocol", "as-written"],
+     "--protocol is gone: the paper's settings are the default, `isarcasm reproduce table7`"),
     (["reproduce", "table7", "--clip-global-norm", "0.2"], "--clip-global-norm is gone: give --set clip_global_norm=0.2"),
     (["cross-eval", "--selection", "grid"], "--selection is gone: give --set selection=grid"),
     (["benchmark", "cnn", "--oov-init", "uniform"], "--oov-init is gone: give --set oov_init=uniform"),
