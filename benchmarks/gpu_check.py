@@ -29,15 +29,16 @@ from scipy.stats import norm
 from experiments.reports.distribution import ALPHA, MARGIN
 from experiments.reports.format import markdown_table
 from experiments.results.files import load_results
+from experiments.results.schema import Result
 from preprocessing.errors import IsarcasmError
 
 REFERENCE = Path(__file__).resolve().parent.parent / "docs" / "results" / "table7.json"
 METRIC = "f1_sarcastic"
 
 
-def trained_cells(result: dict, path: str) -> dict[tuple[str, str], dict]:
+def trained_cells(result: Result, path: str) -> dict[tuple[str, str], dict]:
     """(corpus, model) -> the cell, for every cell of ``result`` with a trained run."""
-    cells = {(cell["corpus"], cell["model"]): cell for cell in result.get("cells", []) if cell.get("runs")}
+    cells = {(cell["corpus"], cell["model"]): cell for cell in result.cells if cell.get("runs")}
     if not cells:
         raise IsarcasmError(f"{path}: no trained cell in it (a results file of `isarcasm reproduce`)")
     return cells
@@ -53,7 +54,7 @@ def spread_bound(cells: int) -> float:
     return math.sqrt(2) * norm.ppf(1 - ALPHA / (2 * cells))
 
 
-def compare(gpu: dict, cpu: dict, reference: dict, paths: tuple[str, str, str]) -> dict:
+def compare(gpu: Result, cpu: Result, reference: Result, paths: tuple[str, str, str]) -> dict:
     """Per cell both sides' F1 and seconds per epoch, the bound of its difference, and the verdict."""
     sides = [trained_cells(result, path) for result, path in zip((gpu, cpu, reference), paths)]
     missing = sorted(set(sides[0]) ^ set(sides[1]))
@@ -71,7 +72,7 @@ def compare(gpu: dict, cpu: dict, reference: dict, paths: tuple[str, str, str]) 
     factor = spread_bound(len(sides[0]))
     rows = []
     for key in sides[0]:
-        (f1_gpu, gpu_epoch), (f1_cpu, cpu_epoch) = (first_run(side[key], result["train"]["epochs"])
+        (f1_gpu, gpu_epoch), (f1_cpu, cpu_epoch) = (first_run(side[key], result.train["epochs"])
                                                     for side, result in zip(sides, (gpu, cpu)))
         bound = factor * sides[2][key]["metrics"][METRIC]["std"]
         rows.append({"cell": key, "gpu_epoch": gpu_epoch, "cpu_epoch": cpu_epoch, "f1_gpu": f1_gpu, "f1_cpu": f1_cpu,

@@ -105,21 +105,21 @@ def _significance(result: Result) -> list[str]:
     higher = sum(row["delta"] > 0 for row in kept)
     return ["", f"Of {len(rows)} paired comparisons, {len(raw)} have p < 0.05 (about {0.05 * len(rows):.0f} would "
             f"if no pair differed); {len(kept)} keep p < 0.05 after Holm's correction for {len(rows)} tests: "
-            f"{result['model']} higher in {higher}, lower in {len(kept) - higher}."]
+            f"{result.model} higher in {higher}, lower in {len(kept) - higher}."]
 
 
 def benchmark_summary(result: Result) -> list[str]:
     """The overview table (one row per cell) and the missing runs: what the command prints."""
-    model = result["model"]
-    test = (f"paired bootstrap over the test examples ({result['resamples']:,} resamples), seed n against seed n; "
+    model = result.model
+    test = (f"paired bootstrap over the test examples ({result.resamples:,} resamples), seed n against seed n; "
             "the combined p tests the difference of the seed averages"
-            if result["method"] == "bootstrap" else
+            if result.method == "bootstrap" else
             "McNemar's exact test, seed n against seed n; the combined p is the median over seeds (a summary, "
             "not a test)")
     lines = [
         f"# Benchmark: {model} against the classic models and the reference rows",
         "",
-        (f"Same cells, protocol and seeds ({', '.join(map(str, result['seeds']))}) as the reproductions. Rank: by "
+        (f"Same cells, protocol and seeds ({', '.join(map(str, result.seeds))}) as the reproductions. Rank: by "
          "the mean over seeds of the cell's main metric (sarcastic-class F1; macro-F1 for multi-class corpora) among "
          "the classic models whose runs exist and, in the table experiments' cells, the reference rows (all-sarcastic, "
          "majority, TF-IDF + LR; scored where missing, as `reproduce --references` does), in brackets the rank among "
@@ -140,21 +140,21 @@ def benchmark_summary(result: Result) -> list[str]:
          "predictions made outside the suite, whose training and memory it did not measure. "
          f"p: {test}. Two-sided; p (Holm) is adjusted for all the comparisons "
          "of this benchmark. "
-         f"Commit `{result['git_commit']}`."),
+         f"Commit `{result.git_commit}`."),
         "",
         *markdown_table([_summary_row(cell) for cell in result.cells],
                         ["experiment", "cell", "metric", f"{model} (mean ± std)", "macro-F1", "predicted sarcastic",
                          "all-sarcastic floor", "rank", "best other model", "p vs best", "p (Holm)"]),
     ]
     lines += _significance(result)
-    lines += failed_section(result.get("failed_runs", []))
-    if result["missing"]:
+    lines += failed_section(result.failed_runs)
+    if result.missing:
         lines += ["", "## Classic runs not found (not ranked where absent)", ""]
-        for entry in result["missing"]:
+        for entry in result.missing:
             lines.append(f"- {entry['experiment']}, {entry['cell']}: {entry['model']} seed(s) "
                          f"{', '.join(map(str, entry['seeds']))}")
         lines += ["", "Make them with (finished runs are reused):", ""]
-        lines += [f"    {command}" for command in dict.fromkeys(e["command"] for e in result["missing"])]
+        lines += [f"    {command}" for command in dict.fromkeys(e["command"] for e in result.missing)]
     return lines
 
 
@@ -209,7 +209,7 @@ def _cell_rows(cell: dict, model: str) -> list[list[str]]:
 
 def benchmark_markdown(result: Result) -> str:
     """The summary, then one table per cell with every model, its seeds and the p-value against it."""
-    model = result["model"]
+    model = result.model
     lines = benchmark_summary(result)
     for cell in result.cells:
         lines += ["", f"## {cell['experiment']}: {cell['cell']} ({cell['metric']})", "",

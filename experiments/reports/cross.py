@@ -21,8 +21,6 @@ from experiments.results.schema import Result
 
 #: The metrics of the matrix and their names in the report.
 MATRIX_METRICS = {"f1_sarcastic": "sarcastic-class F1", "f1_macro": "macro-F1"}
-#: The floor rows: their name in the reports -> the results' key of each column's scores under that labelling.
-FLOORS = {"all sarcastic": "all_sarcastic", "majority": "majority"}
 
 
 def matrix(result: Result, model: str, metric: str) -> dict[tuple[str, str], dict]:
@@ -33,29 +31,29 @@ def matrix(result: Result, model: str, metric: str) -> dict[tuple[str, str], dic
 
 def rows(result: Result) -> list[str]:
     """The training corpora: the matrix's rows (results written before test-only columns: every corpus)."""
-    return result.get("train_corpora", result["corpora"])
+    return result.train_corpora or result.corpora
 
 
 def _compute(result: Result) -> str:
     """The training behind the matrix: an invocation that reuses finished runs takes seconds of wall time."""
-    if "compute_seconds" not in result:
+    if result.compute_seconds is None:
         return ""
-    return (f" for this invocation; the {result['training_runs']} training runs took "
-            f"{duration(result['compute_seconds'])} of training compute (finished runs are reused, from earlier "
+    return (f" for this invocation; the {result.training_runs} training runs took "
+            f"{duration(result.compute_seconds)} of training compute (finished runs are reused, from earlier "
             "invocations too)")
 
 
 def cross_markdown(result: Result) -> str:
-    seeds = result["seeds"]
+    seeds = result.seeds
     lines = [
-        f"# {result['title']}",
+        f"# {result.title}",
         "",
         (f"Seeds {', '.join(map(str, seeds))} ({len(seeds)} per cell), mean ± std over seeds. Commit "
-         f"`{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}{_compute(result)}. Every model "
+         f"`{result.git_commit}`. Wall time {duration(result.wall_seconds)}{_compute(result)}. Every model "
          "is tested with the vocabulary and preprocessing of its training run (words unseen in training become "
          "`<unk>`). Bold: in-domain (the training corpus' own test split)."),
     ]
-    corpora, floors = result["corpora"], floor_rows(result)
+    corpora, floors = result.corpora, floor_rows(result)
     if floors:
         shares = next(iter(floors.values()))
         lines += ["", f"Each matrix ends with the rows {' and '.join(f'*{name}*' for name in floors)}: the scores of "
@@ -63,14 +61,14 @@ def cross_markdown(result: Result) -> str:
                   ", ".join(f"{c} {shares[c]['sarcastic_share']:.0%}" for c in corpora if c in shares) + ")"
                   + (", and of labelling every text with the test split's majority class" if len(floors) > 1 else "")
                   + "."]
-    if result.get("files"):
-        lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result["files"].items()) + "."]
+    if result.files:
+        lines += ["", "Files: " + ", ".join(f"{label} = `{path}`" for label, path in result.files.items()) + "."]
     lines += _summary(result)
     if any("undefined" in stats for cell in result.cells for stats in cell["metrics"].values()):
         lines += ["", "*undefined*: the column's test split has no text of one class (no sarcastic text, say), so "
                   "that score has no value; it is averaged nowhere (scikit-learn would print 0)."]
-    lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.get("failed_runs", [])])
-    for model in result["models"]:
+    lines += failed_section([{**f, "cell": f"trained on {f['train_corpus']}"} for f in result.failed_runs])
+    for model in result.models:
         for metric, label in MATRIX_METRICS.items():
             values = matrix(result, model, metric)
             lines += ["", f"## {model}: {label}", ""] + _matrix_table(rows(result), corpora, values, floors, metric)
@@ -78,10 +76,15 @@ def cross_markdown(result: Result) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _floors(result: Result) -> dict[str, dict]:
+    """Each floor row's name in the reports -> (corpus -> the scores of that labelling); {} where not recorded."""
+    return {"all sarcastic": result.all_sarcastic or {}, "majority": result.majority or {}}
+
+
 def floor_rows(result: Result) -> dict[str, dict]:
     """The floor rows of the matrices: row name -> (corpus -> scores); results saved before the majority
     floor was recorded have all-sarcastic alone, older ones none."""
-    return {row: result[key] for row, key in FLOORS.items() if result.get(key)}
+    return {row: scores for row, scores in _floors(result).items() if scores}
 
 
 def column_floor(floors: dict[str, dict], test: str, metric: str) -> float | None:
@@ -113,14 +116,14 @@ def _summary(result: Result) -> list[str]:
     each cell's gain over its column's floor (:func:`column_floor`): a column with more sarcastic text
     has higher floors, so raw means over different columns do not compare; and the matrix averaged
     over the models (which corpora transfer to which)."""
-    corpora, floors = result["corpora"], floor_rows(result)
+    corpora, floors = result.corpora, floor_rows(result)
     wheres = ("in-domain", "out-of-domain")
     header = ["model"]
     for label in MATRIX_METRICS.values():
         header += [f"{label}, {where}" for where in wheres]
         header += [f"{label} − floor, {where}" for where in wheres] if floors else []
     table = []
-    for model in result["models"]:
+    for model in result.models:
         parts = [model]
         for metric in MATRIX_METRICS:
             values = matrix(result, model, metric)
@@ -139,14 +142,14 @@ def _summary(result: Result) -> list[str]:
                   "in-domain with out-of-domain by the gains, not by the raw means.", ""]
     lines += markdown_table(table, header)
     for metric, label in MATRIX_METRICS.items():
-        per_model = [matrix(result, model, metric) for model in result["models"]]
+        per_model = [matrix(result, model, metric) for model in result.models]
         averaged = {}
         for train in rows(result):
             for test in corpora:
                 means = [values[train, test]["mean"] for values in per_model if (train, test) in values]
                 if means:
                     averaged[train, test] = {"mean": None if None in means else float(np.mean(means))}
-        lines += ["", f"## Mean over the {len(result['models'])} models: {label}", ""]
+        lines += ["", f"## Mean over the {len(result.models)} models: {label}", ""]
         lines += _matrix_table(rows(result), corpora, averaged, floors, metric)
     return lines
 
@@ -166,9 +169,9 @@ def cross_csv(result: Result) -> str:
     """One row per cell and metric, with its test column's floors for that metric (empty where unknown)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    floors = {name: result.get(key) or {} for name, key in FLOORS.items()}
+    floors = _floors(result)
     writer.writerow(["model", "train_corpus", "test_corpus", "metric", "mean", "std", "n_seeds",
-                     *(f"floor_{key}" for key in FLOORS.values())])
+                     *(f"floor_{name.replace(' ', '_')}" for name in floors)])
     for cell in result.cells:
         for metric, stats in cell["metrics"].items():
             shown = ("", "") if stats["mean"] is None else (f"{stats['mean']:.4f}", f"{stats['std']:.4f}")

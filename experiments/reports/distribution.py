@@ -195,7 +195,7 @@ def _file_side(path: Path, protocol: str | None) -> Side:
     elif protocol:
         raise IsarcasmError(f"{path}: a table results file has no protocols (drop ':{protocol}')")
     else:
-        rule = result.get("selection", result.get("train", {}).get("selection", "best"))
+        rule = result.selection_rule
         entries = _table_entries(result, path, rule)
     found = _collect(entries).get(rule)
     if not found:
@@ -229,7 +229,7 @@ def _fidelity_entries(result: Result, path: Path, protocol: str | None, rule: st
             continue
         share = _derived_share(summary, f"{path}: {cell['model']} under {protocol}")
         for seed, f1, rate in zip(summary["seeds"], summary["f1_sarcastic"]["values"], share):
-            yield rule, (cell.get("corpus", result.get("corpus")), cell["model"]), seed, \
+            yield rule, (cell.get("corpus", result.corpus), cell["model"]), seed, \
                 {"f1_sarcastic": f1, "predicted_positive_rate": rate}
 
 

@@ -21,9 +21,9 @@ MACRO_HEADER = ["model", "as written", "element alone", "Δ macro-F1, paired", "
 
 def elements_markdown(result: Result) -> str:
     several = len({c["corpus"] for c in result.cells}) > 1
-    lines = [f"# {result['title']}", "",
+    lines = [f"# {result.title}", "",
              f"Sarcastic-class F1 on the test split: each element's runs beside the as-written runs of "
-             f"`{result['as_written']}` of the same seed (the same validation carving), mean ± std over the seeds "
+             f"`{result.as_written}` of the same seed (the same validation carving), mean ± std over the seeds "
              "both have. Δ F1: the element's F1 minus the as-written F1 of the same seed, averaged; higher in: the "
              "seeds where the element's is higher; share predicted sarcastic: the mean share of test tweets "
              "labelled sarcastic, as written → with the element; paper: the paper's sarcastic-class F1, and whether "
@@ -31,15 +31,15 @@ def elements_markdown(result: Result) -> str:
              "with the element. The named protocols "
              "(all their elements together) follow the single elements. Where the paper gives one F-score without "
              "precision or recall (Table 6), a second table sets macro-F1 of the same runs beside it. Commit "
-             f"`{result['git_commit']}`; no test of significance is claimed."]
+             f"`{result.git_commit}`; no test of significance is claimed."]
     for label, rows in groupby(result.cells, key=lambda cell: cell["element"]):
         rows = list(rows)
         first = rows[0]
         lines += ["", f"## {label} (`{first['sources']}`)", ""]
-        source = result["inputs"].get(first["results"])
+        source = result.inputs.get(first["results"])
         if source is None:  # no results of this element were read
             # a row that records no command (an older results file): the command from its options
-            command = first.get("command") or f"isarcasm reproduce {result['as_written']} {first['options']}"
+            command = first.get("command") or f"isarcasm reproduce {result.as_written} {first['options']}"
             lines.append(f"Not measured: no `{first['results']}` results; `{command}` makes them.")
             continue
         lines += [_made_by(first["results"], source), "",

@@ -103,11 +103,11 @@ def fidelity_markdown(result: Result) -> str:
     name = _Namer(cells)
     keys = [k for k in LABELS if any(k in c["protocols"] for c in cells)]
     seeds = sorted({len(p["seeds"]) for c in cells for p in c["protocols"].values()})
-    read = dict.fromkeys([*result["sources"].values(), *result.get("elements", {}).values()])
+    read = dict.fromkeys([*result.sources.values(), *(result.elements or {}).values()])
     given = "P / R / F1" if all("recall_sarcastic" in c["paper"] for c in cells) else "F-score"
-    lines = [f"# {result['title']}", "",
-             f"Sarcastic-class F1 on the {result['corpus']} test split{'s' if name.several else ''}, mean ± std [min–max] over "
-             f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result['git_commit']}`. Results read: "
+    lines = [f"# {result.title}", "",
+             f"Sarcastic-class F1 on the {result.corpus} test split{'s' if name.several else ''}, mean ± std [min–max] over "
+             f"{'/'.join(map(str, seeds))} seeds per cell; commit `{result.git_commit}`. Results read: "
              + ", ".join(f"`{v}`" for v in read) + ". Every rule chooses on "
              "validation data only.", "",
              ] + _protocol_table(cells, keys, name,
@@ -116,7 +116,7 @@ def fidelity_markdown(result: Result) -> str:
     if given == "F-score":
         lines += _macro(cells, keys, name)
     lines += _operating_points(cells, keys, name) + _ablation(cells, name) + _ceiling(cells, name)
-    return "\n".join(lines + _sources("isarcasm" in result["corpus"])) + "\n"
+    return "\n".join(lines + _sources("isarcasm" in result.corpus)) + "\n"
 
 
 @dataclass(frozen=True)
@@ -245,7 +245,7 @@ def protocol_note(result: Result, results_root: Path) -> str:
     (read when the report is printed, so it never goes stale).  '' for any other result."""
     if not _as_written(result):  # first: only a table's cells hold labelled references
         return ""
-    if not any(F1 in paper_numbers(c) and c.get("runs") for c in result.get("cells", ())):
+    if not any(F1 in paper_numbers(c) and c.get("runs") for c in result.cells):
         return ""
     name = result.experiment
     return (f"Protocol: the paper as written. The iSarcasm authors' public code (its repository is {PROVENANCE}) "
@@ -257,9 +257,9 @@ def protocol_note(result: Result, results_root: Path) -> str:
 def _as_written(result: Result) -> bool:
     """A table of runs trained and selected with every setting at the paper's value (no variant, no rule
     applied afterwards)."""
-    if result.kind != "table" or "selection" in result:
+    if result.kind != "table" or result.selection is not None:
         return False
-    train = TrainConfig.from_dict(result.get("train", {}), result.experiment, ignore_unknown=True)
+    train = TrainConfig.from_dict(result.train or {}, result.experiment, ignore_unknown=True)
     return not changed_fields(train, TrainConfig())
 
 
@@ -271,9 +271,9 @@ def _measured(path: Path, name: str) -> str:
         fidelity = load_results(path)
     except IsarcasmError as exc:
         return f"the difference is not shown: {exc}"
-    if fidelity.get("sources", {}).get("as-written") != name:
+    if (fidelity.sources or {}).get("as-written") != name:
         return f"the difference is not shown: {path.name} was made from other results than '{name}'"
-    rows = {key: [c["ablation"][key] for c in fidelity["cells"]
+    rows = {key: [c["ablation"][key] for c in fidelity.cells
                   if (c["ablation"].get(key) or {}).get("mean_delta") is not None]
             for key in ("authors-code", "as-written+grid")}
     if not rows["authors-code"]:

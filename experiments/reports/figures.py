@@ -264,7 +264,7 @@ def cross_heatmap(result: Result, model: str, path: Path) -> Path:
     plt = _pyplot()
     from matplotlib.patches import Rectangle  # matplotlib: only when drawing
 
-    corpora, trained, floors = result["corpora"], rows(result), floor_rows(result)
+    corpora, trained, floors = result.corpora, rows(result), floor_rows(result)
     labels, size = [*trained, *(f"{name} (floor)" for name in floors)], len(corpora)
     figure, axes = plt.subplots(1, len(MATRIX_METRICS), figsize=(1.25 * size * 2 + 3.5, 1.0 * len(labels) + 2.2),
                                 squeeze=False)
@@ -299,7 +299,7 @@ def cross_heatmap(result: Result, model: str, path: Path) -> Path:
         axis.set_title(label)
         figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)
     axes[0][0].set_ylabel("trained on")
-    seeds = len(result["seeds"])
+    seeds = len(result.seeds)
     below = "; italic rows: floors, every test text given one label" if floors else ""
     figure.suptitle(f"{model}: cross-dataset results, mean ± std over {seeds} seed{'s' if seeds > 1 else ''} "
                     f"(red: in-domain{below})")
@@ -311,7 +311,7 @@ def cross_heatmap(result: Result, model: str, path: Path) -> Path:
 
 def cross_figures(result: Result, folder: Path) -> list[tuple[str, list[tuple[str, Path | None]]]]:
     return [("Heatmaps", [(model, cross_heatmap(result, model, folder / f"heatmap-{model}.png"))
-                          for model in result["models"]])]
+                          for model in result.models])]
 
 
 def write_html_report(result: Result, text: str, sections: list, folder: Path) -> Path:
@@ -325,7 +325,7 @@ def write_html_report(result: Result, text: str, sections: list, folder: Path) -
                         "<p><em>No data: no finished run (see the failed runs above), or the run directories (or their "
                         "predictions/history) were not found.</em></p>")
     path = folder / "index.html"
-    write_text(path, html_page(result.get("title", result.experiment), body))
+    write_text(path, html_page(result.title or result.experiment, body))
     return path
 
 

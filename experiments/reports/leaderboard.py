@@ -56,13 +56,13 @@ _SHOWN_DIFFERENCES = 4
 class Entry:
     """One benchmark results file on the board: its contents, its path and where it was found."""
 
-    result: dict
+    result: Result
     path: Path
     source: str
 
     @property
     def model(self) -> str:
-        return self.result["model"]
+        return self.result.model
 
     @property
     def shown(self) -> str:
@@ -87,8 +87,8 @@ def benchmark_entries(folder: Path, committed: Path | None) -> tuple[list[Entry]
             result = load_results(path, retired=source == COMMITTED)  # the committed record, whatever made it
             require_kind(result, "benchmark", "the leaderboard")
             _check_rows(result, path)
-            if any(entry.model == result["model"] for entry in entries):
-                shadowed.append(f"{path.name}: {result['model']} is on the board from {folder}/")
+            if any(entry.model == result.model for entry in entries):
+                shadowed.append(f"{path.name}: {result.model} is on the board from {folder}/")
                 continue
             entries.append(Entry(result, path, COMMITTED if committed and place.resolve() == committed.resolve()
                                  else source))
@@ -116,19 +116,19 @@ def differences(a: Entry, b: Entry) -> list[str]:
     data (the corpus files' checksums of the cells they share) or classic and reference runs; [] when
     nothing does."""
     ra, rb = a.result, b.result
-    gone = {entry.path.name: retired_results(entry.result) for entry in (a, b)}
+    gone = {entry.path.name: retired_results(entry.result.to_dict()) for entry in (a, b)}
     found = [f"{name}: {why}" for name, why in gone.items() if why][:1] if len(set(gone.values())) > 1 else []
-    if ra["seeds"] != rb["seeds"]:
-        found.append(f"seeds {_seeds(ra['seeds'])}, not {_seeds(rb['seeds'])}")
-    train_a, train_b = ra.get("train") or {}, rb.get("train") or {}
+    if ra.seeds != rb.seeds:
+        found.append(f"seeds {_seeds(ra.seeds)}, not {_seeds(rb.seeds)}")
+    train_a, train_b = ra.train or {}, rb.train or {}
     settings = sorted(key for key in {*train_a, *train_b} if train_a.get(key, "—") != train_b.get(key, "—"))
     if settings:
         shown = ", ".join(f"{key} {train_a.get(key, 'not recorded')} (not {train_b.get(key, 'not recorded')})"
                           for key in settings[:_SHOWN_DIFFERENCES])
         more = f" and {len(settings) - _SHOWN_DIFFERENCES} more" if len(settings) > _SHOWN_DIFFERENCES else ""
         found.append(f"training settings: {shown}{more}")
-    if (ra["method"], ra.get("resamples")) != (rb["method"], rb.get("resamples")):
-        found.append(f"paired test {_test(ra)}, not {_test(rb)}")
+    if (ra.method, ra.resamples) != (rb.method, rb.resamples):
+        found.append(f"paired test {_test(ra.method, ra.resamples)}, not {_test(rb.method, rb.resamples)}")
     cells_a, cells_b = _cells(ra), _cells(rb)
     shared = [(key, cells_a[key], cells_b[key]) for key in cells_a if key in cells_b]
     unrecorded = [entry.path.name for side, entry in ((1, a), (2, b)) if any(not pair[side].get("data_sha256")
@@ -158,8 +158,9 @@ def _seeds(seeds: list[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def _test(result: Result) -> str:
-    return f"{result['method']}" + (f" ({result['resamples']:,} resamples)" if result.get("resamples") else "")
+def _test(method: str, resamples: int | None) -> str:
+    """A benchmark's paired test in words."""
+    return method + (f" ({resamples:,} resamples)" if resamples else "")
 
 
 def groups_of(entries: list[Entry]) -> list[list[Entry]]:
@@ -186,15 +187,15 @@ def leaderboard(entries: list[Entry], shadowed: list[str] | None = None) -> Resu
     for number, group in enumerate(ordered):
         first = group[0].result
         apart = next((found for other in ordered[0] if (found := differences(group[0], other))), []) if number else []
-        groups.append({"entrants": [entry.model for entry in group], "seeds": first["seeds"],
-                       "train": first.get("train"), "method": first["method"], "resamples": first.get("resamples"),
+        groups.append({"entrants": [entry.model for entry in group], "seeds": first.seeds,
+                       "train": first.train, "method": first.method, "resamples": first.resamples,
                        "apart": apart})
         cells += [{"group": number, **cell} for cell in _group_cells(group, _shares([*group, *entries]))]
     tested = [row for cell in cells for row in cell["rows"] if row.get("p_vs_best_classic") is not None]
     for row, adjusted in zip(tested, holm([row["p_vs_best_classic"] for row in tested])):
         row["p_holm"] = adjusted
-    entrants = [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result["seeds"],
-                 "git_commit": e.result.get("git_commit")} for e in entries]
+    entrants = [{"model": e.model, "source": e.source, "file": e.shown, "seeds": e.result.seeds,
+                 "git_commit": e.result.git_commit} for e in entries]
     return Result(NAME, NAME, cells, {"tests": len(tested), "entrants": entrants, "groups": groups,
                                       "shadowed": shadowed or []})
 
@@ -216,7 +217,7 @@ def _group_cells(group: list[Entry], shares: dict[tuple[str, str], tuple[float, 
     """Every cell any entrant of the group was benchmarked in, in the order first met."""
     keys = list(dict.fromkeys(key for entry in group for key in _cells(entry.result)))
     return [_board_cell([(entry, _cells(entry.result)[key]) for entry in group if key in _cells(entry.result)],
-                        len(group[0].result["seeds"]), shares.get(key)) for key in keys]
+                        len(group[0].result.seeds), shares.get(key)) for key in keys]
 
 
 def _board_cell(present: list[tuple[Entry, dict]], seeds: int, share: tuple[float, str] | None) -> dict:
@@ -292,15 +293,15 @@ def leaderboard_markdown(board: Result, figures: list[str] | None = None) -> str
     lines = [
         "# Leaderboard: the benchmarked entrants beside the classic models and the floors",
         "",
-        (f"{len(board['entrants'])} benchmark results files "
-         f"({', '.join(_entry_name(e) for e in board['entrants'])}). "
+        (f"{len(board.entrants)} benchmark results files "
+         f"({', '.join(_entry_name(e) for e in board.entrants)}). "
          "Per cell of each experiment: every entrant, the classic models and the reference rows (all-sarcastic, "
          "majority, TF-IDF + LR) its benchmark compared it with; mean ± std over seeds of the cell's main metric "
          "(sarcastic-class F1; macro-F1 for multi-class corpora). Rank: among every ranked row of the cell (ties "
          "share a rank, 2=), as `isarcasm benchmark` ranks; rank in its benchmark: the entrant among the classic "
          "models and reference rows alone, as its report gives it. p vs best classic: the paired test its "
          "benchmark recorded against the classic model with the highest mean in the cell; p (Holm, board): "
-         f"adjusted for the {board['tests']} such tests of this board. Floors: those whose mean is above the "
+         f"adjusted for the {board.tests} such tests of this board. Floors: those whose mean is above the "
          "row's. Floor rows in italics, unranked, come from the test labels (the benchmark file holds no "
          "reference row for them). Costs as in the benchmark reports: comparable only between runs of one sweep "
          "on one machine. Entrants are ranked together only when their benchmarks share seeds, training "
@@ -309,24 +310,24 @@ def leaderboard_markdown(board: Result, figures: list[str] | None = None) -> str
         "",
         "## Every entrant in every cell",
         "",
-        *markdown_table([_summary_row(cell, row) for cell in board["cells"] for row in cell["rows"]
+        *markdown_table([_summary_row(cell, row) for cell in board.cells for row in cell["rows"]
                          if row["role"] == "entrant"], SUMMARY_COLUMNS),
     ]
-    for number, group in enumerate(board["groups"]):
+    for number, group in enumerate(board.groups):
         lines += ["", _group_heading(number, group), ""]
         if group["apart"]:
             lines += [f"Not ranked with group 1: {'; '.join(group['apart'])}.", ""]
-        for index, cell in enumerate(board["cells"]):
+        for index, cell in enumerate(board.cells):
             if cell["group"] == number:
                 lines += [f"### {_cell_name(cell)}", ""]
                 lines += [f"![{_cell_name(cell)}]({figures[index]})", ""] if figures else []
                 lines += [*markdown_table([_row(row, bool(cell["floors"])) for row in cell["rows"]], COLUMNS), ""]
-    if board["shadowed"]:
+    if board.shadowed:
         lines += ["", "Left out (the results folder's file of the same entrant is on the board):", "",
-                  *(f"- {line}" for line in board["shadowed"])]
+                  *(f"- {line}" for line in board.shadowed)]
     lines += ["", "## Where the entries come from", "",
               *(f"- {_entry_name(e)}: `{e['file']}` (seeds {_seeds(e['seeds'])}, commit `{e['git_commit']}`)"
-                for e in board["entrants"])]
+                for e in board.entrants)]
     return "\n".join(lines) + "\n"
 
 
@@ -341,7 +342,7 @@ def _cell_name(cell: dict) -> str:
 def _group_heading(number: int, group: dict) -> str:
     kind = "ranked together" if len(group["entrants"]) > 1 else "alone"
     return (f"## Group {number + 1}: {', '.join(group['entrants'])} ({kind}; seeds {_seeds(group['seeds'])}, "
-            f"{_test(group)})")
+            f"{_test(group['method'], group.get('resamples'))})")
 
 
 def _summary_row(cell: dict, row: dict) -> list[str]:

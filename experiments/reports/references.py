@@ -11,10 +11,10 @@ _COLUMNS = ("f1_sarcastic", "precision_sarcastic", "recall_sarcastic", "f1_macro
 
 def reference_section(result: Result) -> list[str]:
     """Markdown lines of the result's reference rows (none when it has none)."""
-    rows = result.get("reference_rows") or []
+    rows = result.reference_rows
     if not rows:
         return []
-    columns = [m for m in dict.fromkeys([*_COLUMNS, *result.get("shown_metrics", [])])
+    columns = [m for m in dict.fromkeys([*_COLUMNS, *result.shown_metrics])
                if any(m in row["metrics"] for row in rows)]
     lines = ["", "## Reference rows (not from the paper)", "",
              "Scored per seed on the same splits as the models above (validation carved from training data with "

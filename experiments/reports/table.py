@@ -54,12 +54,12 @@ def is_smoke(result: Result) -> bool:
     """Whether the result is a smoke run's (``--quick``: :data:`QUICK`'s few epochs on a capped training
     split, as the variant's name says): it shows the pipeline works end to end, and its numbers compare
     with nothing."""
-    train = result.get("train", {})
+    train = result.train or {}
     return all(train.get(name) == value for name, value in QUICK.items())
 
 
 def _smoke_note(result: Result) -> list[str]:
-    train = result["train"]
+    train = result.train
     return [f"**Smoke run** (`--quick`: {train['epochs']} epoch(s) on at most {train['max_train']:,} training "
             "texts). It checks that every step runs end to end; its numbers are not comparable with the published "
             "ones or with any full run (a model this briefly trained often labels nothing sarcastic: F1 0.000), "
@@ -67,15 +67,15 @@ def _smoke_note(result: Result) -> list[str]:
 
 
 def markdown_report(result: Result) -> str:
-    seeds = result["seeds"]
+    seeds = result.seeds
     smoke = is_smoke(result)
     lines = [
-        f"# {result['title']}",
+        f"# {result.title}",
         "",
         *(_smoke_note(result) if smoke else []),
-        f"Source of reference numbers: {result['source']}. Seeds: {', '.join(map(str, seeds))} "
-        f"({len(seeds)} per cell). Commit `{result['git_commit']}`. Wall time {duration(result['wall_seconds'])}"
-        f" (training compute {duration(result['compute_seconds'])}){_reuse(result)}.{_rescored(result)}",
+        f"Source of reference numbers: {result.source}. Seeds: {', '.join(map(str, seeds))} "
+        f"({len(seeds)} per cell). Commit `{result.git_commit}`. Wall time {duration(result.wall_seconds)}"
+        f" (training compute {duration(result.compute_seconds)}){_reuse(result)}.{_rescored(result)}",
         "",
         *_parts(result),
     ]
@@ -84,7 +84,7 @@ def markdown_report(result: Result) -> str:
         failed = failure_note(cell)
         if failed and not cell["metrics"]:
             rows.append([cell["corpus"], cell["model"], "—", "", "", f"{failed}; no mean", "", ""])
-        for metric in shown_metrics(cell, result.get("shown_metrics", [])):
+        for metric in shown_metrics(cell, result.shown_metrics):
             stats = cell["metrics"][metric]
             refs = {r["label"]: r["value"] for r in cell["references"] if r["metric"] == metric}
             published, impl = refs.get("published"), refs.get("iSarcasm impl.")
@@ -147,11 +147,11 @@ def comparison_markdown(base: Result, other: Result) -> str:
     (corpus, model) that both have are compared; the seeds of each side are named so unequal ones are seen."""
     for result in (base, other):
         require_kind(result, "table", "--against")
-    theirs = {(c["corpus"], c["model"]): c for c in other["cells"]}
-    shared = [(c, theirs[c["corpus"], c["model"]]) for c in base["cells"] if (c["corpus"], c["model"]) in theirs]
+    theirs = {(c["corpus"], c["model"]): c for c in other.cells}
+    shared = [(c, theirs[c["corpus"], c["model"]]) for c in base.cells if (c["corpus"], c["model"]) in theirs]
     if not shared:
-        raise IsarcasmError(f"'{other['experiment']}' and '{base['experiment']}' have no (corpus, model) cell in common")
-    a, b = base["experiment"], other["experiment"]
+        raise IsarcasmError(f"'{other.experiment}' and '{base.experiment}' have no (corpus, model) cell in common")
+    a, b = base.experiment, other.experiment
     lines = [f"# {b} against {a}", "",
              f"Seeds: {a} {_seed_list(base)}; {b} {_seed_list(other)}. "
              f"Δ is the difference of the means; Δ paired, the mean difference over the paired runs (same seed and "
@@ -161,14 +161,14 @@ def comparison_markdown(base: Result, other: Result) -> str:
         if not (mine["metrics"] and their["metrics"]):  # a side whose every run failed: said, not left out
             rows.append([mine["corpus"], mine["model"], "—", _failed_or_none(mine), _failed_or_none(their), "", "",
                          ""])
-        for metric in shown_metrics(mine, base.get("shown_metrics", [])):
+        for metric in shown_metrics(mine, base.shown_metrics):
             if metric in their["metrics"]:
                 x, y = mine["metrics"][metric], their["metrics"][metric]
                 rows.append([mine["corpus"], mine["model"], metric, f"{x['mean']:.3f} ± {x['std']:.3f}",
                              f"{y['mean']:.3f} ± {y['std']:.3f}", f"{y['mean'] - x['mean']:+.3f}",
                              *_paired(mine, their, metric)])
     lines += markdown_table(rows, ["corpus", "model", "metric", a, b, "Δ", "Δ paired", "higher in"])
-    lines += pooled_section(shared, base.get("shown_metrics", []), a, b)
+    lines += pooled_section(shared, base.shown_metrics, a, b)
     return "\n".join(lines) + "\n"
 
 
@@ -255,13 +255,13 @@ def _paired_differences(mine: dict, their: dict, metric: str) -> dict[tuple[int,
 
 
 def _seed_list(result: Result) -> str:
-    return ", ".join(map(str, result["seeds"]))
+    return ", ".join(map(str, result.seeds))
 
 
 def selection_section(result: Result) -> list[str]:
     """Which epoch and threshold each run's rule chose (on validation data), when a rule other than the
     paper's chose them (see experiments/runs/one/trajectory.py)."""
-    rule = result.get("selection", result.get("train", {}).get("selection", "best"))
+    rule = result.selection_rule
     cells = [c for c in result.cells if c.get("thresholds")]
     if rule == "best" or not cells:
         return []
@@ -305,16 +305,16 @@ def per_class_section(cells: list[dict]) -> list[str]:
 
 def _parts(result: Result) -> list[str]:
     """Which sweep made which cells, for results merged from several (``report --merge``)."""
-    if "parts" not in result:
+    if not result.parts:
         return []
-    return [f"Merged from {len(result['parts'])} sweeps (`isarcasm report --merge`), each with its own commit:", "",
-            *(f"- {made_by(part)}" for part in result["parts"]), ""]
+    return [f"Merged from {len(result.parts)} sweeps (`isarcasm report --merge`), each with its own commit:", "",
+            *(f"- {made_by(part)}" for part in result.parts), ""]
 
 
 def _rescored(result: Result) -> str:
     """Who rescored a result from its runs' records (``report --selection``)."""
-    by = result.get("rescored_by")
-    return f" Rescored from '{result['selected_from']}' at commit `{by['git_commit']}`." if by else ""
+    by = result.rescored_by
+    return f" Rescored from '{result.selected_from}' at commit `{by['git_commit']}`." if by else ""
 
 
 def _reuse(result: Result) -> str:

@@ -86,14 +86,14 @@ def require_kind(result: Result, kind: str, use: str) -> None:
         raise IsarcasmError(f"{use} reads {kind} results; '{result.experiment}' is a {result.kind} results file")
 
 
-def checked(result, source: str, retired: bool = False) -> dict:
-    """A results file's top level ``result`` (read from ``source``), when it is of this version and its kind's
+def checked(data, source: str, retired: bool = False) -> dict:
+    """A results file's top level ``data`` (read from ``source``), when it is of this version and its kind's
     shape; else one line saying what is wrong.  One made by what left the suite (:func:`retired_results`) is
     that line too, unless ``retired``: read only to set its seeds beside today's (the distribution criterion),
     never as today's results."""
-    if not isinstance(result, dict):
-        raise IsarcasmError(f"{source}: not a results file (a JSON {type(result).__name__}, not an object)")
-    version = result.get("schema_version")
+    if not isinstance(data, dict):
+        raise IsarcasmError(f"{source}: not a results file (a JSON {type(data).__name__}, not an object)")
+    version = data.get("schema_version")
     if version is None:
         raise IsarcasmError(f"{source}: written before results files carried a schema version, which this isarcasm "
                             "no longer reads; run the command that made it again")
@@ -102,17 +102,17 @@ def checked(result, source: str, retired: bool = False) -> dict:
     if version > SCHEMA_VERSION:
         raise IsarcasmError(f"{source}: written by a newer isarcasm (results schema {version}; this one reads up to "
                             f"{SCHEMA_VERSION}): upgrade isarcasm")
-    if not retired and (gone := retired_results(result)):
-        raise RetiredResults(rerun_at(f"{source}: {gone}", f"`isarcasm report {result.get('experiment', 'NAME')}`"))
-    kind = result.get("kind")
+    if not retired and (gone := retired_results(data)):
+        raise RetiredResults(rerun_at(f"{source}: {gone}", f"`isarcasm report {data.get('experiment', 'NAME')}`"))
+    kind = data.get("kind")
     if kind not in REQUIRED:
         raise IsarcasmError(f"{source}: unknown kind of results {kind!r} (known: {', '.join(REQUIRED)})")
     top, per_cell = REQUIRED[kind]
-    wrong = _malformed(result, top)
+    wrong = _malformed(data, top)
     if wrong:
         raise IsarcasmError(f"{source}: not a {kind} results file this version can read (missing or malformed: "
                             f"{', '.join(wrong)}); run the command that made it again")
-    for number, cell in enumerate(result["cells"], start=1):
+    for number, cell in enumerate(data["cells"], start=1):
         wrong = _malformed(cell, per_cell) or _malformed_parts(cell, per_cell)
         if wrong:
             raise IsarcasmError(f"{source}: cell {number} lacks or has malformed {', '.join(wrong)}; run the command "
@@ -126,10 +126,10 @@ def checked(result, source: str, retired: bool = False) -> dict:
         if out_of_range:
             raise IsarcasmError(f"{source}: cell {number}: {out_of_range}; the file is damaged: run the command that "
                                 "made it again")
-    floors = recorded_problem({name: result[name] for name in FLOORS if isinstance(result.get(name), dict)})
+    floors = recorded_problem({name: data[name] for name in FLOORS if isinstance(data.get(name), dict)})
     if floors:
         raise IsarcasmError(f"{source}: {floors}; the file is damaged: run the command that made it again")
-    return result
+    return data
 
 
 def load_results(path: Path, retired: bool = False) -> Result:
@@ -143,11 +143,11 @@ def load_results(path: Path, retired: bool = False) -> Result:
     except (OSError, UnicodeDecodeError) as exc:
         raise IsarcasmError(f"{path}: cannot read the results file ({exc})") from None
     try:
-        result = json_value(text, path)
+        data = json_value(text, path)
     except json.JSONDecodeError as exc:
         raise IsarcasmError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno}); run the command that made it "
                             "again") from None
-    return Result.from_dict(checked(result, str(path), retired))
+    return Result.from_dict(checked(data, str(path), retired))
 
 
 @dataclass
@@ -183,15 +183,16 @@ class RetiredResults(IsarcasmError):
     """A results file made by what left the suite (:func:`retired_results`): one line naming the commit that has it."""
 
 
-def retired_results(result: dict) -> str:
+def retired_results(data: dict) -> str:
     """'' for results this suite makes; else what left the suite made them: the exact engine, another test
     set (:func:`~experiments.runs.one.protocol.retired`), or a rescoring on padded splits (``report
-    --padded-batches``, a diagnostic)."""
-    train = result.get("train")
+    --padded-batches``, a diagnostic).  ``data``: a results file's top level as read (checked or not), or a
+    result's :meth:`~experiments.results.schema.Result.to_dict`."""
+    train = data.get("train")
     if isinstance(train, dict) and (gone := retired(train)):
         return gone
     return "rescored on padded validation and test splits (report --padded-batches, a diagnostic)" \
-        if result.get("padded_batches") else ""
+        if data.get("padded_batches") else ""
 
 
 def write_result_files(result: Result, results_root: Path, csv_text: str | None, markdown: str,

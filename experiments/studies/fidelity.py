@@ -176,7 +176,7 @@ def fidelity(experiment: str, results: ResultsFiles, localised=lambda result: re
         loaded[key] = reselect(result, rule) if rule else result
     elements = _element_results(results, experiment, ELEMENTS)  # its protocols are compared whole above
     cells = []
-    for cell in loaded["as-written"]["cells"]:
+    for cell in loaded["as-written"].cells:
         paper = paper_numbers(cell)
         if F1 not in paper or not cell.get("runs"):
             continue
@@ -210,7 +210,7 @@ def _load(results: ResultsFiles, name: str) -> Result:
     return found
 
 
-def _cell(result: dict, model: str, corpus: str) -> dict | None:
+def _cell(result: Result, model: str, corpus: str) -> dict | None:
     return next((c for c in result.cells if c["model"] == model and c["corpus"] == corpus and c.get("runs")), None)
 
 
@@ -294,18 +294,24 @@ def elements(experiment: str, results: ResultsFiles) -> Result:
     return Result("elements", f"{experiment}-elements", cells, {
         "as_written": experiment, "corpus": shown,
         "title": f"{experiment}: the authors' training elements, each alone on the paper's protocol ({shown})",
-        "inputs": {result.experiment: {key: result.get(key) for key in ("git_commit", "command", "parts")
-                                       if key in result} for result in (base, *found.values())},
+        "inputs": {result.experiment: _made(result) for result in (base, *found.values())},
         **provenance.record()})
 
 
-def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, dict]:
+def _made(result: Result) -> dict:
+    """What made ``result``, as the elements report cites it: its commit and command, and its sweeps (merged
+    results); each where it records one."""
+    made = {"git_commit": result.git_commit, "command": result.command, "parts": result.parts}
+    return {key: value for key, value in made.items() if value}
+
+
+def _element_results(results: ResultsFiles, experiment: str, elements: tuple[Element, ...]) -> dict[str, Result]:
     """The results of each of ``elements`` that ``results`` finds, by label."""
     found = {element.label: results.find(element.results_name(experiment)) for element in elements}
     return {label: result for label, result in found.items() if result is not None}
 
 
-def _element_row(element: Element, experiment: str, result: dict | None, base: dict | None, key: tuple) -> dict:
+def _element_row(element: Element, experiment: str, result: Result | None, base: dict | None, key: tuple) -> dict:
     """One element and model: the paired comparison, or why it is not measured."""
     corpus, model, name = *key, element.results_name(experiment)
     other = _cell(result, model, corpus) if result else None

@@ -36,10 +36,10 @@ def export_results(path: Path, settings: Settings, to: Path, name: str | None = 
     if missing:
         raise IsarcasmError(f"{len(missing)} of {len(runs)} runs of '{result.experiment}' are neither where the "
                             f"results file names them nor under --output-dir {settings.store.root} (first: "
-                            f"{missing[0]}): make them with `{result.get('command', 'isarcasm reproduce ...')}` "
+                            f"{missing[0]}): make them with `{result.command or 'isarcasm reproduce ...'}` "
                             "(finished runs are reused), then export again")
     corpora = dict.fromkeys(read_config(run)["corpus"] for run in runs)
-    backing = Backing(result.experiment, retrain_command(result.get("command"), result.experiment), text)
+    backing = Backing(result.experiment, retrain_command(result.command, result.experiment), text)
     return export(backing, runs, {corpus: settings.corpora.load(corpus) for corpus in corpora},
                   settings.corpora.data_dir, to, name)
 

@@ -30,7 +30,7 @@ def reselect(result: Result, rule: str, localised=lambda result: result) -> Resu
     have runs to rescore."""
     require_kind(result, "table", "--selection")
     result = localised(result)
-    own = result.get("selection", result.get("train", {}).get("selection", "best"))
+    own = result.selection_rule
     rule = check_rule(rule)
     if rule == own:
         return result
@@ -49,7 +49,7 @@ def reselect(result: Result, rule: str, localised=lambda result: result) -> Resu
     started = time.time()
     cells = [_rescored(cell, rule) if cell.get("runs") else cell for cell in result.cells]
     return result.updated(experiment=f"{result.experiment}-selection-{rule}", selection=rule,
-                          title=f"{result['title']} — selection rule '{rule}' applied to the runs' per-epoch record",
+                          title=f"{result.title} — selection rule '{rule}' applied to the runs' per-epoch record",
                           selected_from=result.experiment, reselect_seconds=round(time.time() - started, 1),
                           rescored_by={"git_commit": provenance.git_commit(), "command": provenance.command_line()},
                           cells=cells)

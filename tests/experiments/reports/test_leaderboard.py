@@ -53,15 +53,15 @@ def bench(model: str, mean: float, *, seeds=(0, 1), train=None, data=SHA, classi
 
 
 def entry(tmp_path, result: Result, source="results") -> Entry:
-    path = tmp_path / f"{result['experiment']}.json"
+    path = tmp_path / f"{result.experiment}.json"
     path.write_text(json.dumps(result.to_dict()))
     return Entry(result, path, source)
 
 
 def test_entrants_of_one_protocol_are_ranked_together_with_every_classic_and_reference_row(tmp_path):
     board = leaderboard([entry(tmp_path, bench("mine", 0.35, p=0.04)), entry(tmp_path, bench("other", 0.25, p=0.01))])
-    assert [group["entrants"] for group in board["groups"]] == [["mine", "other"]]
-    (cell,) = board["cells"]
+    assert [group["entrants"] for group in board.groups] == [["mine", "other"]]
+    (cell,) = board.cells
     ranks = {row["model"]: (row["rank"], row["role"]) for row in cell["rows"]}
     assert ranks == {"mine": (1, "entrant"), "all-sarcastic": (2, "reference"), "siarn": (3, "classic"),
                      "tfidf-lr": (4, "reference"), "other": (5, "entrant"), "lstm": (6, "classic"),
@@ -93,20 +93,20 @@ def test_an_entrant_of_other_seeds_settings_data_or_runs_is_shown_apart_saying_w
     first, late = entry(tmp_path, bench("first", 0.3)), entry(tmp_path, bench("late", 0.3, **change))
     assert any(reason in line for line in differences(late, first))
     board = leaderboard([first, late])
-    assert [group["entrants"] for group in board["groups"]] == [["first"], ["late"]]
-    assert any(reason in line for line in board["groups"][1]["apart"])
-    assert {cell["group"] for cell in board["cells"]} == {0, 1}
+    assert [group["entrants"] for group in board.groups] == [["first"], ["late"]]
+    assert any(reason in line for line in board.groups[1]["apart"])
+    assert {cell["group"] for cell in board.cells} == {0, 1}
     assert f"Not ranked with group 1: " in leaderboard_markdown(board)
 
 
 def test_benchmarks_of_other_cells_alone_share_a_group_without_sharing_a_cell(tmp_path):
     board = leaderboard([entry(tmp_path, bench("a", 0.3)), entry(tmp_path, bench("b", 0.3, cell="isarcasmeval"))])
-    assert len(board["groups"]) == 1 and [cell["cell"] for cell in board["cells"]] == ["isarcasm", "isarcasmeval"]
+    assert len(board.groups) == 1 and [cell["cell"] for cell in board.cells] == ["isarcasm", "isarcasmeval"]
 
 
 def test_a_file_without_reference_rows_gets_the_constant_floors_from_its_test_labels_unranked(tmp_path):
     board = leaderboard([entry(tmp_path, bench("old", 0.25, references=False))])
-    rows = {row["model"]: row for row in board["cells"][0]["rows"]}
+    rows = {row["model"]: row for row in board.cells[0]["rows"]}
     assert (rows["all-sarcastic"]["role"], rows["all-sarcastic"]["mean"]) == ("floor", pytest.approx(FLOOR))
     assert "rank" not in rows["all-sarcastic"] and rows["old"]["rank"] == 2  # as its benchmark ranks it
     assert rows["old"]["below"] == ["all-sarcastic"]
@@ -119,9 +119,9 @@ def test_a_single_committed_entrant_gets_its_benchmark_reports_ranks_and_p_value
     assert {e.model for e in entries} >= {"tfidf-lr"}
     for one in entries:
         board = leaderboard([one])
-        recorded = {(c["experiment"], c["cell"]): c for c in one.result["cells"]}
-        assert len(board["cells"]) == len(recorded)
-        for cell in board["cells"]:
+        recorded = {(c["experiment"], c["cell"]): c for c in one.result.cells}
+        assert len(board.cells) == len(recorded)
+        for cell in board.cells:
             own = recorded[cell["experiment"], cell["cell"]]
             row = next(row for row in cell["rows"] if row["role"] == "entrant")
             best = max(own["classics"], key=lambda r: r["mean"])
@@ -185,7 +185,7 @@ def test_the_command_refuses_in_one_line_no_benchmark_or_a_malformed_one(tmp_pat
     outcome = CliRunner().invoke(main, ["leaderboard", "--no-committed", "--results-dir", str(tmp_path)])
     assert outcome.exit_code == 1 and "run `isarcasm benchmark MODEL` first" in outcome.output
     broken = bench("broken", 0.3)
-    del broken["cells"][0]["candidate"]["values"]
+    del broken.cells[0]["candidate"]["values"]
     (tmp_path / "benchmark-broken.json").write_text(json.dumps(broken.to_dict()))
     outcome = CliRunner().invoke(main, ["leaderboard", "--no-committed", "--results-dir", str(tmp_path)])
     assert outcome.exit_code == 1 and len(outcome.output.strip().splitlines()) == 1
@@ -296,7 +296,7 @@ def test_a_committed_benchmark_of_the_exact_engine_stays_on_the_board_apart_and_
     (committed / "benchmark-bigru.json").write_text(json.dumps(exact))  # made before engines had names
     entries, left_out = benchmark_entries(mine, committed)
     assert sorted(e.model for e in entries) == ["bigru", "tfidf-lr"] and left_out == []
-    groups = leaderboard(entries)["groups"]
+    groups = leaderboard(entries).groups
     assert [group["entrants"] for group in groups] == [["bigru"], ["tfidf-lr"]]
     assert groups[1]["apart"][0] == "benchmark-bigru.json: trained by the exact engine"
     (mine / "benchmark-bigru.json").write_text(json.dumps(exact))

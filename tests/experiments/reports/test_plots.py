@@ -93,7 +93,7 @@ def test_confusion_matrices_show_the_mean_counts(tmp_path, monkeypatch):
         return save(figure, path)
 
     monkeypatch.setattr(plots, "_save", keep_texts)
-    plots.confusion_matrices("toy", result["cells"][:2], tmp_path / "confusion.png")
+    plots.confusion_matrices("toy", result.cells[:2], tmp_path / "confusion.png")
     expected = [f"{count:.0f}" for model in ("lstm", "cnn") for count in matrices[model].ravel()]
     assert [t.split("\n")[0] for t in texts] == expected
 
@@ -172,8 +172,8 @@ def test_bar_chart_title_says_whether_reference_numbers_are_drawn(tmp_path, monk
         return save(figure, path)
 
     monkeypatch.setattr(plots, "_save", keep_title)
-    plots.reference_bars("toy", result["cells"][:2], tmp_path / "with.png")
-    bare = [{**cell, "references": []} for cell in result["cells"][:2]]
+    plots.reference_bars("toy", result.cells[:2], tmp_path / "with.png")
+    bare = [{**cell, "references": []} for cell in result.cells[:2]]
     plots.reference_bars("toy", bare, tmp_path / "without.png")
     assert titles == ["toy: ours (mean ± std over seeds) and the reference numbers",
                       "toy: ours (mean ± std over seeds) (no reference numbers for this corpus)"]

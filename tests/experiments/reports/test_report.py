@@ -71,7 +71,7 @@ def test_csv_has_one_row_per_metric_with_references():
 def test_the_wall_time_says_when_runs_were_reused_from_an_earlier_invocation():
     result = result_with([0.60, 0.70], [])
     assert "reused" not in markdown_report(result)
-    result["cells"][0]["reused_runs"] = 2
+    result.cells[0]["reused_runs"] = 2
     assert "2 of 2 runs were finished by an earlier invocation and reused" in markdown_report(result)
 
 
@@ -84,7 +84,7 @@ def test_per_class_rows_average_each_class_over_the_runs():
     assert per_class["sarcastic"]["precision"]["mean"] == 0.7
     assert per_class["sarcastic"]["support"] == 4  # per seed, not summed over the runs
     result = result_with([0.60], [])
-    result["cells"][0]["per_class"] = per_class
+    result.cells[0]["per_class"] = per_class
     assert ("| riloff | lstm | not sarcastic | 6 | 0.300 ± 0.141 | 0.500 ± 0.000 | 0.400 ± 0.000 |"
             in unpadded(markdown_report(result)))
 
@@ -94,31 +94,31 @@ def test_a_variant_is_compared_cell_by_cell_with_the_difference_of_means():
     variant = result_with([0.70, 0.50, 0.80], []).updated(experiment="dialogue-context-all")
     for result in (base, variant):  # the same folds and seeds, listed in different orders
         ids = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
-        result["cells"][0]["runs"] = [f"runs/{result['experiment']}/riloff/lstm/run-{f}" for f in (1, 2, 3)]
-        result["cells"][0]["run_ids"] = ids if result is base else ids[::-1]
+        result.cells[0]["runs"] = [f"runs/{result.experiment}/riloff/lstm/run-{f}" for f in (1, 2, 3)]
+        result.cells[0]["run_ids"] = ids if result is base else ids[::-1]
     text = unpadded(comparison_markdown(base, variant))
     # Paired by fold: 0.60 vs 0.80, 0.70 vs 0.50, 0.65 vs 0.70, so the variant is higher in 2 of 3.
     assert "| riloff | lstm | f1_sarcastic | 0.650 ± 0.050 | 0.667 ± 0.153 | +0.017 | +0.017 | 2/3 |" in text
     assert "Seeds: dialogue 0, 1, 2; dialogue-context-all 0, 1, 2." in text
     # the same runs' Δ where the seeds differ: a variant with a fourth seed moves the means, not the paired Δ
-    extra = {**variant["cells"][0], "runs": [*variant["cells"][0]["runs"], "runs/x/riloff/lstm/run-4"],
-             "run_ids": [*variant["cells"][0]["run_ids"], {"seed": 1, "fold": 0}],
+    extra = {**variant.cells[0], "runs": [*variant.cells[0]["runs"], "runs/x/riloff/lstm/run-4"],
+             "run_ids": [*variant.cells[0]["run_ids"], {"seed": 1, "fold": 0}],
              "metrics": {"f1_sarcastic": {"mean": 0.75, "std": 0.1, "values": [0.7, 0.5, 0.8, 1.0]}}}
     assert "| 0.650 ± 0.050 | 0.750 ± 0.100 | +0.100 | +0.017 | 2/3 |" in unpadded(
         comparison_markdown(base, variant.updated(cells=[extra])))
     # Without run_ids, runs named after folds are not told apart by their names: refused in one line.
-    del base["cells"][0]["run_ids"]
-    base["cells"][0]["runs"] = [f"runs/dialogue/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
-    base["cells"][0]["seeds"] = [0]
+    del base.cells[0]["run_ids"]
+    base.cells[0]["runs"] = [f"runs/dialogue/riloff/lstm/fold-{f}/seed-0" for f in (1, 2, 3)]
+    base.cells[0]["seeds"] = [0]
     with pytest.raises(IsarcasmError, match="3 runs for 1 seeds and no run_ids"):
         comparison_markdown(base, variant)
-    base["cells"][0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
+    base.cells[0]["run_ids"] = [{"seed": 0, "fold": f} for f in (0, 1, 2)]
     # A variant whose every run failed (learning_rate = 1e30) says so, beside the base's runs.
-    failed = {**variant["cells"][0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
+    failed = {**variant.cells[0], "metrics": {}, "failed_runs": [{"seed": 0, "reason": "non-finite loss"}]}
     text = unpadded(comparison_markdown(base, variant.updated(cells=[failed])))
     assert ("| riloff | lstm | — | 3 run(s), nothing to compare with | 1 of 1 seeds failed: non-finite loss; "
             "no mean | | | |") in text
-    variant["cells"][0]["model"] = "cnn"
+    variant.cells[0]["model"] = "cnn"
     with pytest.raises(IsarcasmError, match="no \\(corpus, model\\) cell in common"):
         comparison_markdown(base, variant)
 
@@ -205,7 +205,7 @@ def test_every_table_of_a_report_parses_as_a_markdown_table_with_its_columns_and
     result = result_with([0.60, 0.70], [Reference("published", "f1_macro", 0.70)])
     run = {"per_class": {"0": {"precision": 0.2, "recall": 0.5, "f1": 0.4, "support": 6},
                          "1": {"precision": 0.6, "recall": 1.0, "f1": 0.8, "support": 4}}}
-    result["cells"][0]["per_class"] = per_class_scores(("not sarcastic", "sarcastic"), [run], [None])
+    result.cells[0]["per_class"] = per_class_scores(("not sarcastic", "sarcastic"), [run], [None])
     text = markdown_report(result)
     found = tables(text)
     assert len(found) == 2  # the paper-vs-ours table and the per-class table
@@ -247,7 +247,7 @@ def test_a_comparison_pools_the_cells_seed_by_seed_with_a_sign_flip_test():
     def result(name, values_by_model):
         cells = []
         for model, values in values_by_model.items():
-            cell = {**result_with(values, [])["cells"][0], "model": model}
+            cell = {**result_with(values, []).cells[0], "model": model}
             cell["run_ids"] = [{"seed": seed, "fold": None} for seed in range(len(values))]
             cells.append(cell)
         return result_with(values_by_model["lstm"], []).updated(experiment=name, cells=cells)

@@ -56,14 +56,14 @@ def test_a_results_file_of_what_left_is_refused_in_one_line_wherever_it_is_found
         caught.value)
     with pytest.raises(IsarcasmError, match=re.escape(said)):
         ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed").find("t")
-    assert load_results(path, retired=True)["train"] == train  # the distribution criterion sets its seeds beside
+    assert load_results(path, retired=True).train == train  # the distribution criterion sets its seeds beside
 
 
 def test_results_of_the_engine_and_files_without_training_settings_are_read(tmp_path):
     write(tmp_path / "committed", "t", {"epochs": 30, "engine": "fast", "test_texts": "published"})
     write(tmp_path / "committed", "u")  # outside predictions, a derived report: no training settings
     files = ResultsFiles(tmp_path / "mine", committed=tmp_path / "committed")
-    assert files.find("t")["train"]["engine"] == "fast" and files.find("u").experiment == "u"
+    assert files.find("t").train["engine"] == "fast" and files.find("u").experiment == "u"
     assert files.find("v") is None and "run `isarcasm reproduce v` first" in files.missing("v")
 
 

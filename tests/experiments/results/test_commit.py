@@ -85,7 +85,7 @@ def test_a_kill_at_any_point_leaves_the_previous_set_or_the_new_one(tmp_path, po
     killed_at(tmp_path, point)
     decided = "old" if point < 0 else "new"
     left = snapshot(tmp_path)
-    assert load_results(tmp_path / f"{NAME}.json")["marker"] == decided
+    assert load_results(tmp_path / f"{NAME}.json").fields["marker"] == decided
     assert snapshot(tmp_path) == left  # the reader wrote nothing
     with commit.staging(tmp_path, NAME):  # the next writer completes (or undoes) what the kill left
         assert current_set(tmp_path) == decided

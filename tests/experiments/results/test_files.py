@@ -30,7 +30,7 @@ def test_every_committed_results_file_loads_and_renders(path):
             load_results(path)
         return
     result = load_results(path)
-    assert result["schema_version"] == SCHEMA_VERSION and result["kind"]
+    assert result.schema_version == SCHEMA_VERSION and result.kind
     assert kind_of(result).markdown(result).startswith("#")
 
 
@@ -103,7 +103,7 @@ def committed(tmp_path):
 
 def test_a_bug_in_report_code_raises_instead_of_blaming_the_file(committed, monkeypatch):
     def broken(result):
-        return result["no such key"]
+        return result.cells[0]["no such key"]
 
     monkeypatch.setattr("experiments.cli.reproduce.kind_of", lambda result: ResultKind(broken))
     outcome = CliRunner().invoke(main, ["report", "table7", "--results-dir", str(committed)])
@@ -141,7 +141,7 @@ def test_a_benchmark_p_value_may_be_nan(tmp_path):
     result["cells"][0]["classics"][0]["p_value"] = float("nan")
     path = tmp_path / "benchmark-tfidf-lr.json"
     path.write_text(json.dumps(result))
-    assert math.isnan(load_results(path)["cells"][0]["classics"][0]["p_value"])
+    assert math.isnan(load_results(path).cells[0]["classics"][0]["p_value"])
 
 
 def test_a_cross_cell_whose_test_split_leaves_a_score_undefined_loads_and_is_shown(tmp_path):

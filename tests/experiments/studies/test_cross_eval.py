@@ -47,24 +47,24 @@ def cross(store):
     root, alpha, beta, _ = store
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
-    return json.loads((root / "results" / f"cross-{VARIANT}.json").read_text()), unpadded(result.output)
+    return load_results(root / "results" / f"cross-{VARIANT}.json"), unpadded(result.output)
 
 
 def cell(result, train, test):
-    return next(c for c in result["cells"] if (c["train_corpus"], c["test_corpus"]) == (train, test))
+    return next(c for c in result.cells if (c["train_corpus"], c["test_corpus"]) == (train, test))
 
 
 def test_the_matrix_reuses_the_table_run_and_trains_the_rest_under_cross(store, cross):
     root, _, _, table_run = store
     result, _ = cross
-    assert [(c["train_corpus"], c["test_corpus"]) for c in result["cells"]] == [
+    assert [(c["train_corpus"], c["test_corpus"]) for c in result.cells] == [
         ("alpha", "alpha"), ("alpha", "beta"), ("beta", "alpha"), ("beta", "beta")]
     assert cell(result, "alpha", "beta")["runs"] == [str(table_run)]
     assert not (root / "runs" / f"cross-{VARIANT}" / "alpha").exists()
     runs = [table_run, root / "runs" / f"cross-{VARIANT}" / "beta" / "cnn" / "seed-0"]
     compute = sum(json.loads((run / "metrics.json").read_text())["train_seconds"] for run in runs)
-    assert result["training_runs"] == 2 and result["compute_seconds"] == pytest.approx(compute, abs=0.1)
-    assert sum(origin["runs"] for origin in result["run_origins"]) == 2
+    assert result.training_runs == 2 and result.compute_seconds == pytest.approx(compute, abs=0.1)
+    assert sum(origin["runs"] for origin in result.run_origins) == 2
     assert (root / "runs" / f"cross-{VARIANT}" / "beta" / "cnn" / "seed-0" / "metrics.json").is_file()
 
 
@@ -113,7 +113,7 @@ def test_a_second_cross_eval_trains_and_evaluates_nothing(store, cross, monkeypa
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{beta}")
     assert result.exit_code == 0, result.output
     again = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
-    assert [c["metrics"] for c in again["cells"]] == [c["metrics"] for c in cross[0]["cells"]]
+    assert [c["metrics"] for c in again["cells"]] == [c["metrics"] for c in cross[0].cells]
 
 
 def test_an_unknown_model_stops_before_training(store):
@@ -187,7 +187,7 @@ def test_each_column_gets_the_floors_of_labelling_every_text_sarcastic_or_the_ma
     assert floor["f1_macro"] == pytest.approx(f1_score(gold, np.ones_like(gold), average="macro"))
 
 
-def synthetic(scores: dict, corpora: list[str], floors: dict | None) -> dict:
+def synthetic(scores: dict, corpora: list[str], floors: dict | None) -> Result:
     """A cross result of one seed per cell: ``scores`` (model, train, test) -> sarcastic-class F1, macro-F1
     half of it; ``floors``: the all-sarcastic floor per column (None: saved before floors were recorded)."""
     def stats(mean):
@@ -280,10 +280,10 @@ def test_a_test_only_file_is_a_column_with_its_floor(store, tmp_path):
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
     assert result.exit_code == 0, result.output
     saved = load_results(root / "results" / f"cross-{VARIANT}.json")
-    assert saved["train_corpora"] == ["alpha"] and saved["corpora"] == ["alpha", "mine"]
+    assert saved.train_corpora == ["alpha"] and saved.corpora == ["alpha", "mine"]
     on_mine = cell(saved, "alpha", "mine")
-    assert on_mine["metrics"]["f1_sarcastic"]["values"] and not any(c["train_corpus"] == "mine" for c in saved["cells"])
-    assert saved["all_sarcastic"]["mine"]["sarcastic_share"] == 0.5
+    assert on_mine["metrics"]["f1_sarcastic"]["values"] and not any(c["train_corpus"] == "mine" for c in saved.cells)
+    assert saved.all_sarcastic["mine"]["sarcastic_share"] == 0.5
     table = cross_markdown(saved)
     row_names = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ")]
     assert "alpha" in row_names and "mine" not in row_names and "*0.667*" in table  # floor: 2 * 0.5 / 1.5
@@ -312,8 +312,8 @@ def test_two_files_with_one_stem_are_two_columns_each_with_its_own_numbers(store
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{first},{second}")
     assert result.exit_code == 0, result.output
     saved = load_results(root / "results" / f"cross-{VARIANT}.json")
-    assert saved["corpora"] == ["alpha", "a/sub", "b/sub"]
-    assert saved["files"] == {"alpha": str(alpha), "a/sub": str(first), "b/sub": str(second)}
+    assert saved.corpora == ["alpha", "a/sub", "b/sub"]
+    assert saved.files == {"alpha": str(alpha), "a/sub": str(first), "b/sub": str(second)}
     for label, path in (("a/sub", first), ("b/sub", second)):
         [evaluation] = [json.loads(p.read_text()) for p in (table_run / "evaluations").glob("sub-*.json")
                         if json.loads(p.read_text())["corpus"] == str(path)]
@@ -330,8 +330,8 @@ def test_a_file_named_like_a_corpus_never_takes_the_corpus_name(store, tmp_path)
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{mine}")
     assert result.exit_code == 0, result.output
     saved = load_results(root / "results" / f"cross-{VARIANT}.json")
-    assert saved["corpora"] == ["alpha", "mine/riloff"] and "riloff" not in saved["all_sarcastic"]
-    assert saved["all_sarcastic"]["mine/riloff"]["sarcastic_share"] == 0.5
+    assert saved.corpora == ["alpha", "mine/riloff"] and "riloff" not in saved.all_sarcastic
+    assert saved.all_sarcastic["mine/riloff"]["sarcastic_share"] == 0.5
 
 
 def test_the_same_file_twice_or_two_training_files_sharing_a_run_folder_are_refused(store, tmp_path):
@@ -353,7 +353,7 @@ def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store
     plain.write_text("\n".join([rows[0], *(r.rsplit(",", 2)[0] + ",0,test" for r in rows[1:])]) + "\n")
     result = cli(root, "cross-eval", "--models", "cnn", "--corpora", f"{alpha},{plain}")
     assert result.exit_code == 0, result.output
-    saved = json.loads((root / "results" / f"cross-{VARIANT}.json").read_text())
+    saved = load_results(root / "results" / f"cross-{VARIANT}.json")
     on_plain = cell(saved, "alpha", "plain")["metrics"]
     assert on_plain["f1_sarcastic"]["mean"] is None and on_plain["f1_macro"]["mean"] is None
     output = unpadded(result.output)
@@ -362,4 +362,4 @@ def test_a_column_without_sarcastic_text_is_undefined_and_averaged_nowhere(store
     assert f"| cnn | {own:.3f} | — |" in output  # the out-of-domain mean has no cell to average
     rows = [r for r in csv.DictReader((root / "results" / f"cross-{VARIANT}.csv").open()) if r["test_corpus"] == "plain"]
     assert {(r["mean"], r["n_seeds"]) for r in rows} == {("", "0")}
-    assert "plain" not in saved["all_sarcastic"] and "plain" not in saved["majority"]  # its floors are as undefined
+    assert "plain" not in saved.all_sarcastic and "plain" not in saved.majority  # its floors are as undefined

@@ -52,7 +52,7 @@ def results(tmp_path):
 
 
 def row(result, element, model):
-    return next(c for c in result["cells"] if c["element"] == element.label and c["model"] == model)
+    return next(c for c in result.cells if c["element"] == element.label and c["model"] == model)
 
 
 def test_only_the_seeds_both_have_are_paired_and_the_deltas_are_the_hand_computed_ones(results):
@@ -83,7 +83,7 @@ def test_a_failed_run_is_paired_by_the_run_ids_and_values_without_seeds_are_refu
 
 def test_an_element_or_model_without_results_is_shown_as_not_measured(results):
     result = elements("t", ResultsFiles(results))
-    assert {(c["element"], c["model"]) for c in result["cells"]} == {(e.label, m) for e in (*ELEMENTS, *together_elements("t"))
+    assert {(c["element"], c["model"]) for c in result.cells} == {(e.label, m) for e in (*ELEMENTS, *together_elements("t"))
                                                                      for m in ("lstm", "cnn")}
     cnn = row(result, CLIP, "cnn")
     assert not cnn["measured"] and cnn["why"] == f"no cnn cell in {CLIP.results_name('t')}" and "mean_delta" not in cnn
@@ -109,8 +109,8 @@ def test_the_report_is_written_with_its_provenance_and_never_overwritten_silentl
     first = CliRunner().invoke(main, command)
     assert first.exit_code == 0, first.output
     saved = load_results(results / "t-elements.json")
-    assert saved["kind"] == "elements" and saved["schema_version"] >= 1 and saved["git_commit"]
-    assert saved["inputs"]["t"]["git_commit"] == "commit-of-t"
+    assert saved.kind == "elements" and saved.schema_version >= 1 and saved.git_commit
+    assert saved.inputs["t"]["git_commit"] == "commit-of-t"
     assert (results / "t-elements.md").read_text(encoding="utf-8") in first.output
     again = CliRunner().invoke(main, command)
     assert again.exit_code == 0, again.output
@@ -200,9 +200,9 @@ def test_an_elements_results_made_by_two_sweeps_merge_into_one_file_that_names_e
     done = CliRunner().invoke(main, merge)
     assert done.exit_code == 0, done.output
     saved = load_results(results / f"{CLIP.results_name('t')}.json")
-    assert [c["model"] for c in saved["cells"]] == ["lstm", "cnn"]
+    assert [c["model"] for c in saved.cells] == ["lstm", "cnn"]
     command = f"isarcasm reproduce {CLIP.results_name('t')}"
-    assert [(p["cells"], p["command"]) for p in saved["parts"]] == [(["isarcasm/lstm"], command),
+    assert [(p["cells"], p["command"]) for p in saved.parts] == [(["isarcasm/lstm"], command),
                                                                     (["isarcasm/cnn"], command)]
     assert "Merged from 2 sweeps" in done.output and (results / "previous").is_dir()  # the one-sweep file is kept
     cnn = row(elements("t", ResultsFiles(results)), CLIP, "cnn")
@@ -238,8 +238,8 @@ def test_a_paper_f_score_without_precision_and_recall_gets_macro_f1_of_the_same_
     write_table(tmp_path, "t-authors-scripts", [cell("riloff", [0.45, 0.45], [0.66, 0.70], {}),
                                                 cell("isarcasm", [0.3, 0.3], [0.6, 0.6], {})])
     result = elements("t", ResultsFiles(tmp_path))
-    riloff = next(c for c in result["cells"] if c["element"] == scripts.label and c["corpus"] == "riloff")
-    isarcasm = next(c for c in result["cells"] if c["element"] == scripts.label and c["corpus"] == "isarcasm")
+    riloff = next(c for c in result.cells if c["element"] == scripts.label and c["corpus"] == "riloff")
+    isarcasm = next(c for c in result.cells if c["element"] == scripts.label and c["corpus"] == "isarcasm")
     assert "macro" not in isarcasm
     macro = riloff["macro"]  # seed by seed: 0.66 - 0.60, 0.70 - 0.64
     assert macro["mean_delta"] == pytest.approx(0.06) and macro["higher_in"] == 2 and macro["pairs"] == 2
@@ -293,9 +293,9 @@ def test_table7s_fidelity_study_reads_its_own_10_seed_results_never_table7():
     assert input_name("table7", "-authors-code") == "table7-authors-code"
     files = ResultsFiles(Path("no-results-here"))
     ten, code, table7 = (files.find(name) for name in ("table7-seeds-10", "table7-authors-code", "table7"))
-    assert ten.experiment == "table7-seeds-10" and ten["seeds"] == code["seeds"] == list(range(10))
+    assert ten.experiment == "table7-seeds-10" and ten.seeds == code.seeds == list(range(10))
     assert {c["corpus"] for c in ten.cells} == {c["corpus"] for c in code.cells} == {"isarcasm"}
-    assert table7["seeds"] == list(range(5)) and {c["corpus"] for c in table7.cells} == {"isarcasm", "isarcasmeval"}
+    assert table7.seeds == list(range(5)) and {c["corpus"] for c in table7.cells} == {"isarcasm", "isarcasmeval"}
     study = load_experiment("table7-seeds-10")
     assert (study.seeds, {c.corpus for c in study.cells}, study.train) == (10, {"isarcasm"}, ())
 

@@ -176,8 +176,8 @@ def test_the_train_table_of_an_experiment_file_is_what_its_runs_use(tmp_path):
                         TrainChoice.of(fast), executor=LocalExecutor(verbose=0))
     result = run_experiment(spec, [0], settings)
     name = "settings-epochs-1-batch-size-32-embeddings-random"  # only what differs from the experiment's protocol
-    assert result["experiment"] == name and [p.name for p in (tmp_path / "runs").iterdir()] == [name]
-    assert (result["train"]["threshold"], result["train"]["validation_fraction"], result["train"]["max_train"]) == \
+    assert result.experiment == name and [p.name for p in (tmp_path / "runs").iterdir()] == [name]
+    assert (result.train["threshold"], result.train["validation_fraction"], result.train["max_train"]) == \
         (0.3, 0.2, 50)
     run = tmp_path / "runs" / name / "toy" / "cnn" / "seed-0"
     config = json.loads((run / "config.json").read_text())

@@ -83,8 +83,8 @@ def test_training_the_summary_and_report_selection_choose_alike(tmp_path, monkey
                                          "metrics": {}}]})
     for rule in ("tuned", "grid"):  # the rules a study applies to the record of best runs
         summary = summarise_cell(cell, dataset, runs, tasks, [0, 1, 2], TrainConfig(selection=rule))
-        rescored = reselect(table, rule)["cells"][0]
+        rescored = reselect(table, rule).cells[0]
         for got in (summary, rescored):
             assert got["selected_epochs"] == [c.epoch for c in expected[rule]]
             assert got["thresholds"] == pytest.approx([c.threshold for c in expected[rule]])
-    assert reselect(table, "last")["cells"][0]["selected_epochs"] == [6, 6, 6]
+    assert reselect(table, "last").cells[0]["selected_epochs"] == [6, 6, 6]

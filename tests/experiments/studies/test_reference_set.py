@@ -172,7 +172,7 @@ def test_report_selection_reads_the_reference_runs_of_a_results_file_made_elsewh
                                                          for run in cell["runs"]]} for cell in result.cells])
     settings = settings_of(root, root / "report-store", root / "ref")
     rescored = reselect(settings.localised(elsewhere), "grid")
-    assert rescored["cells"][0]["metrics"] == reselect(result, "grid")["cells"][0]["metrics"]
+    assert rescored.cells[0]["metrics"] == reselect(result, "grid").cells[0]["metrics"]
     (root / "elsewhere").mkdir()
     (root / "elsewhere" / "toy.json").write_text(json.dumps(elsewhere.to_dict()))
     shown = cli(root, "report", "toy", "--results-dir", str(root / "elsewhere"), "--selection", "last",
@@ -188,7 +188,7 @@ def test_a_results_file_of_other_settings_never_reads_the_reference_runs_of_its_
 
     root, _ = shipped
     result = load_results(root / "results" / "toy.json")
-    older = result.updated(train={**result["train"], "learning_rate": 0.5},
+    older = result.updated(train={**result.train, "learning_rate": 0.5},
                            cells=[{**cell, "runs": [f"/gone/store/{Path(run).relative_to(root / 'runs')}"
                                                     for run in cell["runs"]]} for cell in result.cells])
     with pytest.raises(IsarcasmError, match="other settings than this results file"):
@@ -492,10 +492,10 @@ def test_results_are_found_in_the_results_folder_then_the_committed_results_neve
     results_of(root, tmp_path / "committed", [0])
     results_of(root, tmp_path / "committed" / ELEMENTS, [0, 1], "toy-element")
     files = ResultsFiles(tmp_path / "here", tmp_path / "committed")
-    assert files.find("toy")["title"] == "made here" and not files.found
+    assert files.find("toy").title == "made here" and not files.found
     files = ResultsFiles(tmp_path / "empty", tmp_path / "committed")
     assert len(files.find("toy").cells[0]["runs"]) == 1  # the committed file, not the one the set records (2 runs)
-    assert files.find("toy-element")["experiment"] == "toy-element"
+    assert files.find("toy-element").experiment == "toy-element"
     assert list(files.found) == ["toy", "toy-element"]
     assert files.found["toy"] == str(tmp_path / "committed" / "toy.json")
     assert ResultsFiles(tmp_path / "empty", tmp_path / "nothing").find("toy") is None  # the set's record is no source
