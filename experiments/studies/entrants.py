@@ -14,7 +14,7 @@ import logging
 import time
 
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import operating_point
+from experiments.runs.one.operating_point import operating_point
 from experiments.results.schema import Result
 from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
 from experiments.runs.entrants.estimators import load_estimator
@@ -25,7 +25,7 @@ from experiments.runs.many.scheduler import RunTask, run_tasks
 from experiments.runs.one.spec import RunSpec
 from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs, table_result
+from experiments.studies.cells import aggregate, cell_runs, table_result
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
