@@ -2,8 +2,8 @@
 
 A cell's summary is the mean, sample std and per-seed values of every metric over its finished runs
 (:func:`aggregate`), with the operating point of a binary cell and the per-class F1 beside them
-(:func:`summarise_cell`); the selection rule a cell is scored under is applied here, from the runs'
-per-epoch record, when it is not the rule they were trained with.  Reproductions, entrants and the
+(:func:`summarise_cell`); a selection rule the runs were not trained with is applied to their per-epoch
+record (:func:`~experiments.runs.one.trajectory.run_under`).  Reproductions, entrants and the
 rescoring of ``report --selection`` all summarise their cells with these functions.
 """
 from __future__ import annotations
