@@ -31,7 +31,6 @@ from experiments.results.schema import Result
 from experiments.runs.one.protocol import RULES
 from experiments.runs.one.reference import shipped_count
 from experiments.runs.one.store import RunStore, safe_name, writable_folder
-from experiments.studies.entrants import reference_rows
 from experiments.studies.experiment import Experiment, available, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.fidelity import elements as elements_of
@@ -74,8 +73,7 @@ def reproduce(experiment, seeds, models, corpora, references, retrain, settings)
     spec = experiment.select(split_list(models, "--models"), split_list(corpora, "--corpora"))
     settings = replace(settings, reference=None if retrain else settings.reference)
     seeds = seed_list(seeds, settings.training.quick, experiment.seeds)
-    rows = reference_rows(spec, seeds, settings) if references else []
-    result = run_experiment(spec, seeds, settings, reference_rows=rows)
+    result = run_experiment(spec, seeds, settings, references=references)
     click.echo(_noted(kind_of(result).markdown(result), protocol_note(result, settings.results_root)))
 
 

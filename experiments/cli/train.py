@@ -25,7 +25,7 @@ from experiments.cli.options import (
     training_options,
 )
 from experiments.reports.evaluations import configuration, evaluation_summary, floor_line, summary_lines
-from experiments.reports.operating_point import floors_of
+from experiments.runs.one.operating_point import floors_of
 from experiments.runs.one.metrics import absent_classes, main_metric, undefined_metrics
 from experiments.runs.one.protocol import TrainConfig, experiment_name
 from experiments.runs.one.reference import key_of, spec_of

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from experiments.reports.operating_point import floors_of
+from experiments.runs.one.operating_point import floors_of
 from experiments.runs.one.metrics import MAIN_METRICS, METRIC_NAMES, summary_stats, undefined_metrics
 
 #: The keys of a run's config.json that make its numbers (besides the seed, its fold and the split

@@ -36,7 +36,7 @@ from experiments.reports.benchmark import (
     rank_text,
 )
 from experiments.reports.format import markdown_table
-from experiments.reports.operating_point import floors_of
+from experiments.runs.one.operating_point import floors_of
 from experiments.reports.significance import holm
 from experiments.results.files import COMMITTED as COMMITTED_FOLDER
 from experiments.results.files import load_results, require_kind, retired_results

@@ -272,7 +272,7 @@ def selection_section(result: Result) -> list[str]:
 
 
 def operating_point_section(cells: list[dict]) -> list[str]:
-    """The operating-point table (see :mod:`experiments.reports.operating_point`) of the cells that have one."""
+    """The operating-point table (see :mod:`experiments.runs.one.operating_point`) of the cells that have one."""
     rows = [c for c in cells if c.get("operating_point")]
     if not rows:
         return []

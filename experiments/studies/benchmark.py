@@ -35,7 +35,7 @@ import numpy as np
 
 from experiments.reports.benchmark import compared_rows, competition_ranks
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import all_sarcastic_floor
+from experiments.runs.one.operating_point import all_sarcastic_floor
 from experiments.reports.significance import DEFAULT_METHOD, DEFAULT_RESAMPLES, compare_runs, holm
 from experiments.results.schema import Result
 from experiments.runs.one import provenance

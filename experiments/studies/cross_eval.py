@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from experiments.reports.cross import MATRIX_METRICS
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import floors_of
+from experiments.runs.one.operating_point import floors_of
 from experiments.results.schema import Result
 from experiments.runs.console import chatty
 from experiments.runs.one.metrics import summary_stats, undefined_metrics

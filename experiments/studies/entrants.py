@@ -14,18 +14,18 @@ import logging
 import time
 
 from experiments.reports.kinds import save_result
-from experiments.reports.operating_point import operating_point
+from experiments.runs.one.operating_point import operating_point
 from experiments.results.schema import Result
 from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
 from experiments.runs.entrants.estimators import load_estimator
 from experiments.runs.entrants.keras_models import load_keras_model
 from experiments.runs.one.metrics import per_class_scores
 from experiments.runs.entrants.outside import load_predictions
-from experiments.runs.many.scheduler import RunTask, run_tasks
+from experiments.runs.many.scheduler import run_tasks
 from experiments.runs.one.spec import RunSpec
 from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.reproduce import aggregate, cell_runs, table_result
+from experiments.studies.cells import aggregate, cell_runs, table_result
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
 from preprocessing.records import Dataset
@@ -58,31 +58,32 @@ def register_entrant(name: str, estimator: str | None = None, predictions: str |
         load_keras_model(name, keras_model)
 
 
+def cell_specs(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, RunSpec]]:
+    """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, under the training settings its
+    trained runs use (:meth:`Settings.train_for`): (cell, spec)."""
+    train = settings.train_for(experiment.protocol())
+    return [(cell, RunSpec(cell.corpus, cell.model, seed, train, fold)) for cell in cells
+            for seed, fold in cell_runs(cell, settings.corpora.load(cell.corpus), seeds)]
+
+
 def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
                settings: Settings) -> list[tuple[Cell, RunSpec, Plan]]:
-    """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, settled under the
-    training settings its trained runs use (:meth:`Settings.train_for`): (cell, spec, plan)."""
-    train = settings.train_for(experiment.protocol())
-    plans = []
-    for cell in cells:
-        dataset = settings.corpora.load(cell.corpus)
-        for seed, fold in cell_runs(cell, dataset, seeds):
-            spec = RunSpec(cell.corpus, cell.model, seed, train, fold)
-            plans.append((cell, spec, plan_run(spec, dataset, settings.corpora.data_dir)))
-    return plans
+    """Every run of the cells settled (:func:`cell_specs`, each planned: its entrant's checks, its hash):
+    (cell, spec, plan)."""
+    return [(cell, spec, plan_run(spec, settings.corpora.load(cell.corpus), settings.corpora.data_dir))
+            for cell, spec in cell_specs(experiment, cells, seeds, settings)]
 
 
 def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
     """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
     in the shape of a reproduction's cells."""
-    plans = plan_cells(experiment, cells, seeds, settings)  # all of them first: a refused input writes nothing
+    specs = cell_specs(experiment, cells, seeds, settings)
     runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    tasks = [RunTask(spec, settings.store.place(runs_name, spec, plan.config_hash), settings.corpora.data_dir,
-                     tuple(sorted(settings.corpora.options(spec.corpus).items())), settings.options,
-                     scoring(spec.model)) for _, spec, plan in plans]
+    # every task first (each planned to its hash): a refused input writes nothing
+    tasks = [settings.task(runs_name, spec, scoring(spec.model)) for _, spec in specs]
     datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
     runs: dict[str, list] = {}
-    for (cell, spec, _), run in zip(plans, run_tasks(tasks, datasets, settings.executor, runs_name)):
+    for (cell, spec), run in zip(specs, run_tasks(tasks, datasets, settings.executor, runs_name)):
         runs.setdefault(cell.key, []).append((spec, run))
     return [_summary(cell, runs[cell.key], seeds, datasets[cell.corpus]) for cell in cells]
 

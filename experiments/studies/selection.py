@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from experiments.reports.operating_point import operating_point_of
+from experiments.runs.one.operating_point import operating_point_of
 from experiments.reports.table import run_ids
 from experiments.results.files import require_kind
 from experiments.results.schema import Result
@@ -20,7 +20,7 @@ from experiments.runs.one.metrics import per_class_scores
 from experiments.runs.one.store import EPOCHS
 from experiments.runs.one.trajectory import check_rule, run_under
 from experiments.studies.experiment import Cell, Reference
-from experiments.studies.reproduce import aggregate
+from experiments.studies.cells import aggregate
 from preprocessing.errors import IsarcasmError
 
 

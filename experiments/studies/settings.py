@@ -15,7 +15,7 @@ from pathlib import Path
 from experiments.results.schema import Result
 from experiments.runs.one.protocol import QUICK, TrainConfig, experiment_name
 from experiments.runs.console import chatty
-from experiments.runs.many.scheduler import Executor, LocalExecutor, RunTask
+from experiments.runs.many.scheduler import Executor, LocalExecutor, RunKind, RunTask, Trained
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.one.store import RunStore, read_config
@@ -102,12 +102,13 @@ class Settings:
         if name != base and self.training.name is None and chatty():  # -q: results and errors only
             print(f"results name: {name} (other settings than {base}'s; --name NAME chooses another)", file=sys.stderr)
 
-    def place(self, experiment: str, run: RunSpec) -> RunPlace:
-        """``run``'s readable folder in ``experiment`` and the run of its configuration hash it is reused from:
-        its folder's, else the store's in another folder, else the verified reference run of that hash (a local
-        run always comes first; ``force`` retrains, so it reads none).  A run of other settings, in whatever
-        folder, is never reused and never keeps the reference run out."""
-        config_hash = expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+    def place(self, experiment: str, run: RunSpec, kind: RunKind = Trained()) -> RunPlace:
+        """``run``'s readable folder in ``experiment`` and the run of its configuration hash (``kind``'s: a trained
+        run's, or an entrant's scored run's) it is reused from: its folder's, else the store's in another folder,
+        else the verified reference run of that hash (a local run always comes first; ``force`` retrains, so it
+        reads none).  A run of other settings, in whatever folder, is never reused and never keeps the reference
+        run out."""
+        config_hash = kind.config_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
         place = self.store.place(experiment, run, config_hash)
         if self.reference is None or self.options.force or self.store.finished(place, config_hash):
             return place
@@ -150,12 +151,13 @@ class Settings:
         return result.updated(cells=[{**cell, "runs": [local(run) for run in cell["runs"]]} if cell.get("runs")
                                      else cell for cell in result.cells])
 
-    def task(self, experiment: str, run: RunSpec) -> RunTask:
-        """Training ``run`` into this store's ``experiment`` under these settings."""
+    def task(self, experiment: str, run: RunSpec, kind: RunKind = Trained()) -> RunTask:
+        """Producing ``run`` into this store's ``experiment`` under these settings: training it, or scoring an
+        entrant's run (``kind``, :func:`~experiments.runs.entrants.registry.scoring`)."""
         options = tuple(sorted(self.corpora.options(run.corpus).items()))
         if run.train.context != "none":  # a corpus is loaded for this check only where context is asked for
             self.corpora.load(run.corpus).require_context(run.train.context)
-        return RunTask(run, self.place(experiment, run), self.corpora.data_dir, options, self.options)
+        return RunTask(run, self.place(experiment, run, kind), self.corpora.data_dir, options, self.options, kind)
 
     def finished(self, experiment: str, run: RunSpec) -> Path | None:
         """The finished run of exactly ``run`` (its configuration hash) in ``experiment``'s folder, else in

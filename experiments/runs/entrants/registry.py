@@ -245,6 +245,10 @@ class Scoring:
     #: An entrant reads files of this machine (its estimator's, its predictions): never on a Ray node.
     detached = False
 
+    def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
+        self.entrant(spec.model)
+        return plan_run(spec, dataset, data_dir).config_hash
+
     def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
                 options: RunOptions) -> RunResult:
         self.entrant(spec.model)

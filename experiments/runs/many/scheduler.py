@@ -57,6 +57,11 @@ class RunKind(Protocol):
     #: executor that runs tasks elsewhere produces the other runs in this process.
     detached: bool
 
+    def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
+        """The run's configuration hash, its identity (the hash its config.json records once it is produced):
+        where it is placed and what is reused for it.  A run of input it refuses is one line here, before any
+        run is written."""
+
     def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
                 options: RunOptions) -> RunResult:
         """Write the run (or find it finished) through :meth:`RunStore.produce`; its result."""
@@ -77,12 +82,15 @@ class Trained:
 
     detached = True
 
+    def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
+        return expected_hash(spec, dataset, data_dir)
+
     def produce(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path,
                 options: RunOptions) -> RunResult:
         return train_run(spec, dataset, place, data_dir, options)
 
     def stored(self, spec: RunSpec, dataset: Dataset, place: RunPlace, data_dir: Path) -> RunResult | None:
-        return RunStore.lookup(place, expected_hash(spec, dataset, data_dir))
+        return RunStore.lookup(place, self.config_hash(spec, dataset, data_dir))
 
     def cost(self, spec: RunSpec, dataset: Dataset) -> float:
         """The model's relative cost (``ModelSpec.cost``) times its training examples and epochs."""

@@ -278,47 +278,46 @@ def fold_records(dataset: Dataset, fold: int) -> tuple[list[Record], list[Record
 VALIDATION_SPLITS = {"dev": "official dev split", "validation": "the corpus' own validation split"}
 
 
-def _every_split_used(dataset: Dataset, used: list[str | None]) -> None:
-    """A split no run reads (a user file's ``val``, or ``validation`` beside ``dev``) would be dropped
-    without a word: refused in one line instead."""
-    unused = [name for name in dataset.splits if name not in used]
+def _split_names(dataset: Dataset) -> tuple[str, str | None]:
+    """The splits a run reads from ``dataset``: its training split (``train``, else the first, e.g. KoCoSa's
+    ``dev`` where no train split is public) and its own validation split (None: carved from training data).
+    A corpus without a test split, or with a split none of these reads (a user file's ``val``, or
+    ``validation`` beside ``dev``), is refused in one line, never dropped without a word."""
+    splits = dataset.splits
+    if "test" not in splits:
+        raise IsarcasmError(f"corpus '{dataset.name}' has no test split (splits: {', '.join(splits)})")
+    train_name = "train" if "train" in splits else splits[0]
+    if train_name == "test":
+        raise IsarcasmError(f"corpus '{dataset.name}' has only a test split; it can be evaluated on, "
+                            "not trained on")
+    held_out = next((name for name in VALIDATION_SPLITS if name in splits), None) if train_name == "train" else None
+    unused = [name for name in splits if name not in (train_name, held_out, "test")]
     if unused:
         raise IsarcasmError(f"corpus '{dataset.name}': split(s) {', '.join(map(repr, unused))} would be unused: a "
                             f"run reads train, test and one of {' or '.join(VALIDATION_SPLITS)} for validation; "
                             "rename or remove those rows")
+    return train_name, held_out
 
 
 def make_splits(dataset: Dataset, seed: int, validation_fraction: float = 0.1,
                 max_train: int | None = None, fold: int | None = None) -> Splits:
     """Train / validation / test for one run.
 
-    Training data is the ``train`` split (or the first split, e.g. KoCoSa's
-    ``dev`` where no train split is public).  Validation is the corpus' own
-    ``dev`` (or, in a user's file, ``validation``) split when it has one beside
-    ``train``, else a stratified slice of training data drawn with the run's
-    seed.  A split none of these reads is refused, never dropped.  With ``fold`` (0-based), the corpus'
-    official cross-validation fold gives train and test instead of its splits.
+    Training data is the training split of :func:`_split_names`; validation is the corpus' own ``dev`` (or,
+    in a user's file, ``validation``) split when it has one beside ``train``, else a stratified slice of
+    training data drawn with the run's seed.  With ``fold`` (0-based), the corpus' official
+    cross-validation fold gives train and test instead of its splits.
     """
-
-    splits = dataset.splits
     if fold is not None:
-        train_name, (train, test) = f"fold {fold + 1}", fold_records(dataset, fold)
+        (train_name, held_out), (train, test) = (f"fold {fold + 1}", None), fold_records(dataset, fold)
     else:
-        if "test" not in splits:
-            raise IsarcasmError(f"corpus '{dataset.name}' has no test split (splits: {', '.join(splits)})")
-        train_name = "train" if "train" in splits else splits[0]
-        if train_name == "test":
-            raise IsarcasmError(f"corpus '{dataset.name}' has only a test split; it can be evaluated on, "
-                                "not trained on")
+        train_name, held_out = _split_names(dataset)
         train, test = dataset.split(train_name), dataset.split("test")
     missing_text = sum(r.text is None for r in train + test)
     if missing_text:
         raise IsarcasmError(
             f"corpus '{dataset.name}' has no text for {missing_text} records; supply it with --text-file ID<TAB>TEXT"
         )
-    held_out = next((name for name in VALIDATION_SPLITS if name in splits), None) if train_name == "train" else None
-    if fold is None:
-        _every_split_used(dataset, [train_name, held_out, "test"])
     if held_out:
         validation, source = dataset.split(held_out), VALIDATION_SPLITS[held_out]
     else:

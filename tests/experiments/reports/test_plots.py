@@ -16,7 +16,7 @@ from experiments.runs.one.metrics import classification_metrics
 from experiments.runs.one.provenance import recorded_config_hash
 from experiments.runs.one.outputs import history_csv
 from experiments.studies.experiment import Cell, Reference
-from experiments.studies.reproduce import aggregate
+from experiments.studies.cells import aggregate
 
 
 def fake_run(directory, seed, skill):
@@ -118,7 +118,7 @@ def test_a_cross_heatmap_draws_each_columns_floors_under_the_models_rows(tmp_pat
     """The colours and labels each panel plots (read from the figure before it is saved): the training rows,
     then one row per floor with the column's score for that panel's metric; a test-only column has no row."""
     from experiments.reports import figures as plots
-    from experiments.reports.operating_point import constant_floors
+    from experiments.runs.one.operating_point import constant_floors
 
     corpora, shares = ["alpha", "mine"], {"alpha": 0.2, "mine": 0.5}
     cells = [{"model": "cnn", "train_corpus": "alpha", "test_corpus": b, "seeds": [0], "runs": [],

@@ -7,7 +7,7 @@ from experiments.reports.table import comparison_markdown, markdown_report, resu
 from experiments.results.schema import Result
 from experiments.studies.experiment import Cell, Reference
 from experiments.runs.one.metrics import per_class_scores
-from experiments.studies.reproduce import aggregate
+from experiments.studies.cells import aggregate
 from preprocessing.errors import IsarcasmError
 
 
@@ -187,7 +187,7 @@ def test_reproduce_prints_the_note_as_its_last_line(tmp_path, monkeypatch):
     from experiments.cli import main
     from experiments.reports.kinds import save_result
 
-    def study(spec, seeds, settings, reference_rows=()):
+    def study(spec, seeds, settings, references=False):
         result = result_with([0.2, 0.3], [Reference("iSarcasm impl.", "f1_sarcastic", 0.33)])
         save_result(result, settings.results_root)
         return result

@@ -18,7 +18,7 @@ from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.many.scheduler import RunTask, produce
 from experiments.runs.one.spec import RunPlace, RunSpec
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import cell_line, summarise_cell
+from experiments.studies.cells import cell_line, summarise_cell
 from preprocessing.corpora import load_corpus
 from preprocessing.errors import DataError, IsarcasmError
 

@@ -180,7 +180,7 @@ def test_a_missing_fold_is_refused():
 
 def test_fold_cells_run_every_fold_for_every_seed_and_need_folds():
     from experiments.studies.experiment import Cell
-    from experiments.studies.reproduce import cell_runs
+    from experiments.studies.cells import cell_runs
 
     assert cell_runs(Cell("toy", "cnn", folds=True), folded(3), [0, 1]) == \
         [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]

@@ -12,7 +12,7 @@ from toy_corpus import write_corpus, train_toy
 
 from experiments.cli import main
 from experiments.reports.cross import cross_csv, cross_markdown
-from experiments.reports.operating_point import constant_floors
+from experiments.runs.one.operating_point import constant_floors
 from experiments.reports.significance import compare_runs
 from experiments.results.files import load_results
 from experiments.results.schema import Result

@@ -15,7 +15,7 @@ from experiments.runs.one.selection import EpochRecorder, ValidationLogs
 from experiments.runs.one.store import CONFIG, EPOCHS, METRICS
 from experiments.runs.one.trajectory import Trajectory, choose_in, save_record
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import summarise_cell
+from experiments.studies.cells import summarise_cell
 from experiments.studies.selection import reselect
 
 RULES = ("best", "last", "tuned", "grid")

@@ -22,7 +22,7 @@ from experiments.runs.one.outputs import read_predictions
 from experiments.runs.one.training import expected_hash
 from experiments.studies.cross_eval import Scored
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import aggregate
+from experiments.studies.cells import aggregate
 from preprocessing.corpora import load_corpus
 from experiments.runs.one.spec import RunPlace, RunSpec
 

@@ -4,11 +4,11 @@ import pytest
 from markdown_tables import unpadded
 from sklearn.metrics import average_precision_score, f1_score
 
-from experiments.reports.operating_point import all_sarcastic_f1, operating_point
+from experiments.runs.one.operating_point import all_sarcastic_f1, operating_point
 from experiments.reports.table import markdown_report
 from experiments.results.schema import Result
 from experiments.studies.experiment import Cell
-from experiments.studies.reproduce import aggregate
+from experiments.studies.cells import aggregate
 
 
 def write_run(directory, gold, probabilities):
