@@ -131,9 +131,9 @@ def report(ctx, experiment, results_dir, html, against, selection, fidelity, ele
         result = reselect(result, selection, localised)
         if result.experiment != experiment:
             saved = save_result(result, writable_folder(Path(results_dir), "--results-dir"))
-            click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result['selection']}' applied to the runs' "
+            click.echo(f"saved {saved[0].with_suffix('.*')} (rule '{result.selection}' applied to the runs' "
                        f"per-epoch records in "
-                       f"{result['reselect_seconds']:.1f} s)", err=True)
+                       f"{result.reselect_seconds:.1f} s)", err=True)
     elif html:
         result = localised(result)
     if against:

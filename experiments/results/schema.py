@@ -166,14 +166,3 @@ class Result:
         """The results file's top level, as JSON writes it: experiment, kind, version, the fields, the cells."""
         return {"experiment": self.experiment, "kind": self.kind, "schema_version": self.schema_version,
                 **self.fields, "cells": self.cells}
-
-    def __getitem__(self, key: str):
-        """A top-level field by its name in the file, for the two readers that still take fields by name: the line
-        ``report --selection`` prints (experiments/cli/reproduce.py) and
-        :meth:`~experiments.studies.settings.Settings.localised`.  Every other reader takes the attributes; this and
-        :meth:`get` go once those two read ``result.selection``, ``result.reselect_seconds`` and ``result.train``."""
-        return self.to_dict()[key]
-
-    def get(self, key: str, default=None):
-        """As ``result[key]``, ``default`` where the result has no such field."""
-        return self.to_dict().get(key, default)

@@ -139,7 +139,7 @@ class Settings:
         """``result`` with every run folder that is not on this machine replaced by the verified reference
         run of the same key (a results file made elsewhere names the folders of the machine that made
         it); one that the set does not hold stays as it is, for the reader to report."""
-        trained = _trained(result.get("train"))
+        trained = _trained(result.train)
 
         def local(run: str) -> str:
             shipped = None if Path(run).is_dir() else self.shipped(key_of(Path(run)), strict=True)
