@@ -241,7 +241,8 @@ def test_an_address_where_no_ray_cluster_answers_fails_in_one_line_within_the_ti
     started = time.perf_counter()
     result = CliRunner().invoke(main, ["reproduce", str(experiment), "--quick", "--set", "embeddings=random",
                                        "--split-col", "split", "--executor", "ray", "--address", address,
-                                       "--output-dir", str(tmp_path / "runs")])
+                                       "--output-dir", str(tmp_path / "runs"),
+                                       "--results-dir", str(tmp_path / "results")])
     assert result.exit_code == 1, result.output
     assert f"--address {address}: no Ray cluster there ({problem}" in result.output.strip().splitlines()[-1]
     assert time.perf_counter() - started < 30

@@ -46,7 +46,8 @@ def test_train_refuses_an_option_that_would_do_nothing(toy, tmp_path, extra, mes
     (["data", "stats", "riloff", "--text-col", "tweet"], "--text-col is for a .csv/.tsv/.jsonl file"),
 ])
 def test_an_empty_list_or_a_file_option_for_a_built_in_corpus_is_refused(tmp_path, args, message):
-    refused([*args, *(["--results-dir", str(tmp_path / "res")] if args[0] != "data" else [])], message, tmp_path)
+    folders = ["--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res")]
+    refused([*args, *(folders if args[0] != "data" else [])], message, tmp_path)
 
 
 def test_evaluate_refuses_split_col_for_a_built_in_corpus(tmp_path):

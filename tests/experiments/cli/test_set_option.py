@@ -47,7 +47,7 @@ def _reproduce(monkeypatch, tmp_path, *args):
     path = tmp_path / "exp.toml"
     path.write_text("[train]\nclip_global_norm = 0.5\nthreshold = 0.3\n[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n")
     result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path), "--seeds", "1",
-                                       "--results-dir", str(tmp_path / "res"), *args])
+                                       "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res"), *args])
     return result, seen
 
 
@@ -96,7 +96,7 @@ def test_an_experiment_files_seeds_are_the_default_that_seeds_and_quick_replace(
     path.write_text("seeds = 3\n[[cells]]\ncorpus = 'riloff'\nmodel = 'cnn'\n")
     for args, seeds in (([], [0, 1, 2]), (["--seeds", "2"], [0, 1]), (["--quick"], [0])):
         CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path),
-                                  "--results-dir", str(tmp_path / "res"), *args])
+                                  "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res"), *args])
         assert seen["seeds"] == seeds
 
 

@@ -76,6 +76,6 @@ def test_reproduce_prints_the_result_its_study_returned_and_rereads_no_file(tmp_
 
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", study)
     shown = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "table7", "--seeds", "1",
-                                      "--results-dir", str(tmp_path / "results")])
+                                      "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "results")])
     assert shown.exit_code == 0, shown.output
     assert "# Printed from the result" in shown.output and not (tmp_path / "results" / "x.md").exists()

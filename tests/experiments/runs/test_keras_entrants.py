@@ -149,9 +149,10 @@ def test_a_bad_keras_model_file_is_one_line_and_writes_no_run(store, tmp_path, c
 
 
 def test_one_kind_of_entrant_at_a_time(store):
-    _, _, _, plain = store
+    root, _, _, plain = store
     both = CliRunner().invoke(main, ["benchmark", "both", "--keras-model", str(plain), "--estimator",
-                                     str(ROOT / "examples" / "sklearn_pipeline.py")])
+                                     str(ROOT / "examples" / "sklearn_pipeline.py"), "--output-dir",
+                                     str(root / "runs"), "--results-dir", str(root / "results")])
     assert both.exit_code == 1 and "not several" in both.output
 
 

@@ -149,5 +149,6 @@ def test_a_missing_corpus_file_or_folder_is_one_line(store, tmp_path):
     missing = benchmark(root, experiment, "no-folder", tmp_path / "nowhere")
     assert missing.exit_code == 1 and "predictions folder" in missing.output and "not found" in missing.output
     both = CliRunner().invoke(main, ["benchmark", "both", "--predictions", str(folder), "--estimator",
-                                     str(ROOT / "examples" / "sklearn_pipeline.py")])
+                                     str(ROOT / "examples" / "sklearn_pipeline.py"), "--output-dir",
+                                     str(root / "runs"), "--results-dir", str(root / "results")])
     assert both.exit_code == 1 and "not several" in both.output

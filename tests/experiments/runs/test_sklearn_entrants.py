@@ -173,7 +173,7 @@ def test_a_fit_that_fails_leaves_no_run(tmp_path):
     assert [p.name for p in (tmp_path / "runs").iterdir() if not p.name.endswith(".lock")] == []
 
 
-def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypatch):
+def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(tmp_path, monkeypatch):
     asked = {}
 
     def record(request, *args):
@@ -181,7 +181,8 @@ def test_an_entrant_is_benchmarked_in_the_table_experiments_by_default(monkeypat
         raise SystemExit(0)
 
     monkeypatch.setattr("experiments.cli.benchmark.run_benchmark", record)
-    CliRunner().invoke(main, ["benchmark", "tfidf-lr"])
+    CliRunner().invoke(main, ["benchmark", "tfidf-lr", "--output-dir", str(tmp_path / "runs"),
+                              "--results-dir", str(tmp_path / "results")])
     assert asked == {"tfidf-lr": ["table6", "table7"]}
 
 

@@ -85,7 +85,7 @@ def test_reproduce_takes_the_experiment_protocol_unless_an_option_is_given(tmp_p
     monkeypatch.setattr("experiments.cli.reproduce.run_experiment", fake_run)
     for extra, embeddings in (([], "word2vec"), (["--set", "embeddings=random"], "random")):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", "multilingual", "--seeds", "1",
-                                           "--results-dir", str(tmp_path / "res"), *extra])
+                                           "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res"), *extra])
         assert result.exit_code == 0, result.output
         assert seen["train"].embeddings == embeddings
 
@@ -134,7 +134,7 @@ def test_reproduce_passes_the_train_settings_that_are_no_command_line_option(tmp
     for extra, name, max_train in (([], "settings", 50), (["--lr", "0.002"], "settings-learning-rate-0.002", 50),
                                    (["--quick"], "settings-quick", 600)):
         result = CliRunner().invoke(main, ["--data-dir", str(tmp_path), "reproduce", str(path), "--seeds", "1",
-                                           "--results-dir", str(tmp_path / "res"), *extra])
+                                           "--output-dir", str(tmp_path / "runs"), "--results-dir", str(tmp_path / "res"), *extra])
         assert result.exit_code == 0, result.output
         assert (seen["train"].threshold, seen["train"].validation_fraction, seen["train"].max_train) == \
             (0.3, 0.2, max_train)
