@@ -96,7 +96,7 @@ def test_an_entrant_of_other_seeds_settings_data_or_runs_is_shown_apart_saying_w
     assert [group["entrants"] for group in board.groups] == [["first"], ["late"]]
     assert any(reason in line for line in board.groups[1]["apart"])
     assert {cell["group"] for cell in board.cells} == {0, 1}
-    assert f"Not ranked with group 1: " in leaderboard_markdown(board)
+    assert "Not ranked with group 1: " in leaderboard_markdown(board)
 
 
 def test_benchmarks_of_other_cells_alone_share_a_group_without_sharing_a_cell(tmp_path):

@@ -1,6 +1,5 @@
 """The reference set (experiments/runs/one/reference.py): runs exported from a toy store, verified against the
 local data before any command uses them, refused in one line where the data, the file or its format differ."""
-import hashlib
 import json
 import logging
 import shutil
