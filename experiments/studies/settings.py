@@ -19,7 +19,6 @@ from experiments.runs.many.scheduler import Executor, LocalExecutor, RunKind, Ru
 from experiments.runs.one.reference import Mismatch, ReferenceSet, key_of
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.one.store import RunStore, read_config
-from experiments.runs.one.training import expected_hash
 from preprocessing.corpora import Corpora
 from preprocessing.errors import IsarcasmError
 
@@ -108,7 +107,10 @@ class Settings:
         else the verified reference run of that hash (a local run always comes first; ``force`` retrains, so it
         reads none).  A run of other settings, in whatever folder, is never reused and never keeps the reference
         run out."""
-        config_hash = kind.config_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+        return self._place(experiment, run, kind.config_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir))
+
+    def _place(self, experiment: str, run: RunSpec, config_hash: str) -> RunPlace:
+        """:meth:`place` of a run whose configuration hash is known."""
         place = self.store.place(experiment, run, config_hash)
         if self.reference is None or self.options.force or self.store.finished(place, config_hash):
             return place
@@ -163,8 +165,8 @@ class Settings:
         """The finished run of exactly ``run`` (its configuration hash) in ``experiment``'s folder, else in
         another folder of the store, else shipped (:meth:`place`; a failed run is no finished run: training it
         again reports its failure)."""
-        place = self.place(experiment, run)
-        return self.store.finished(place, expected_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir))
+        config_hash = Trained().config_hash(run, self.corpora.load(run.corpus), self.corpora.data_dir)
+        return self.store.finished(self._place(experiment, run, config_hash), config_hash)
 
     def trainable(self, models: list[str], protocol: TrainConfig | None = None) -> list[str]:
         """The models these settings can train under ``protocol`` (:meth:`train_for`), in order; every
