@@ -47,7 +47,7 @@ from experiments.runs.one.store import CONFIG, SCORED, read_config, read_metrics
 from experiments.runs.one.outputs import model_parameters
 from experiments.studies.cross_eval import CORPORA, Scored, cross_cells
 from experiments.studies.cross_eval import NAME as CROSS
-from experiments.studies.entrants import plan_cells, reference_rows, run_entrant_experiment
+from experiments.studies.entrants import entrant_cells, plan_cells, reference_cells, run_entrant_experiment
 from experiments.studies.experiment import Cell, Experiment, load_experiment
 from experiments.studies.reproduce import run_experiment
 from experiments.studies.settings import Settings
@@ -212,7 +212,8 @@ def _references(own: Experiment, model: str, against: list[str] | None, seeds: l
     if not names:
         return {}
     found: dict[str, dict[str, list[Scored]]] = {}
-    for row in reference_rows(own, seeds, _reusing(settings), names):
+    reusing = _reusing(settings)
+    for row in entrant_cells(own, reference_cells(own, reusing, names), seeds, reusing):
         found.setdefault(row["corpus"], {})[row["model"]] = [Scored.from_run(Path(d)) for d in row["runs"]]
     return found
 

@@ -3,8 +3,8 @@
 Every run of an entrant (:mod:`experiments.runs.entrants.registry`) is settled first, for every cell and seed,
 and only then scored and written: a refused input (a predictions file with a wrong id, a corpus
 an entrant cannot score) stops the study with one line before anything is written.  They are scored
-as trained runs are trained: tasks of the study's executor (:func:`~experiments.runs.many.scheduler.run_tasks`,
-``--jobs``), whose kind (:func:`~experiments.runs.entrants.registry.scoring`) scores them.  The runs
+as trained runs are trained, in the same sweep (:func:`~experiments.studies.cells.run_cells`, ``--jobs``),
+by their tasks' kind (:func:`~experiments.runs.entrants.registry.scoring`).  The runs
 go to the same folders as the trained runs of the experiment (``<runs>/<experiment>/<corpus>/<name>/
 seed-N``), and finished ones are reused wherever they are in the store.
 """
@@ -14,21 +14,16 @@ import logging
 import time
 
 from experiments.reports.kinds import save_result
-from experiments.runs.one.operating_point import operating_point
 from experiments.results.schema import Result
-from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run, scoring
+from experiments.runs.entrants.registry import ENTRANTS, REFERENCES, Plan, plan_run
 from experiments.runs.entrants.estimators import load_estimator
 from experiments.runs.entrants.keras_models import load_keras_model
-from experiments.runs.one.metrics import per_class_scores
 from experiments.runs.entrants.outside import load_predictions
-from experiments.runs.many.scheduler import run_tasks
 from experiments.runs.one.spec import RunSpec
-from experiments.runs.one.store import RunResult
 from experiments.studies.experiment import Cell, Experiment
-from experiments.studies.cells import aggregate, cell_runs, table_result
+from experiments.studies.cells import cell_specs, run_cells, table_result
 from experiments.studies.settings import Settings
 from preprocessing.errors import IsarcasmError
-from preprocessing.records import Dataset
 
 log = logging.getLogger("isarcasm")
 
@@ -58,58 +53,27 @@ def register_entrant(name: str, estimator: str | None = None, predictions: str |
         load_keras_model(name, keras_model)
 
 
-def cell_specs(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[tuple[Cell, RunSpec]]:
-    """Every run of the cells (each a (corpus, entrant) pair) of ``experiment``, under the training settings its
-    trained runs use (:meth:`Settings.train_for`): (cell, spec)."""
-    train = settings.train_for(experiment.protocol())
-    return [(cell, RunSpec(cell.corpus, cell.model, seed, train, fold)) for cell in cells
-            for seed, fold in cell_runs(cell, settings.corpora.load(cell.corpus), seeds)]
-
-
 def plan_cells(experiment: Experiment, cells: list[Cell], seeds: list[int],
                settings: Settings) -> list[tuple[Cell, RunSpec, Plan]]:
-    """Every run of the cells settled (:func:`cell_specs`, each planned: its entrant's checks, its hash):
-    (cell, spec, plan)."""
+    """Every run of the cells settled (:func:`~experiments.studies.cells.cell_specs`, each planned: its
+    entrant's checks, its hash): (cell, spec, plan)."""
     return [(cell, spec, plan_run(spec, settings.corpora.load(cell.corpus), settings.corpora.data_dir))
-            for cell, spec in cell_specs(experiment, cells, seeds, settings)]
+            for cell, spec in cell_specs(cells, seeds, settings, settings.train_for(experiment.protocol()))]
 
 
 def entrant_cells(experiment: Experiment, cells: list[Cell], seeds: list[int], settings: Settings) -> list[dict]:
-    """Score (or reuse) every run of the cells with the runs of ``experiment``; one summary per cell,
-    in the shape of a reproduction's cells."""
-    specs = cell_specs(experiment, cells, seeds, settings)
-    runs_name = settings.experiment(experiment.name, experiment.protocol(), trained=True)
-    # every task first (each planned to its hash): a refused input writes nothing
-    tasks = [settings.task(runs_name, spec, scoring(spec.model)) for _, spec in specs]
-    datasets = {cell.corpus: settings.corpora.load(cell.corpus) for cell in cells}
-    runs: dict[str, list] = {}
-    for (cell, spec), run in zip(specs, run_tasks(tasks, datasets, settings.executor, runs_name)):
-        runs.setdefault(cell.key, []).append((spec, run))
-    return [_summary(cell, runs[cell.key], seeds, datasets[cell.corpus]) for cell in cells]
+    """Score (or reuse) every run of the cells with the runs of ``experiment``
+    (:func:`~experiments.studies.cells.run_cells`); one summary per cell, in the shape of a reproduction's cells."""
+    protocol = experiment.protocol()
+    summaries = run_cells(cells, seeds, settings, settings.experiment(experiment.name, protocol, trained=True),
+                          settings.train_for(protocol))
+    return [summaries[cell.key] for cell in cells]
 
 
-def _summary(cell: Cell, runs: list[tuple[RunSpec, RunResult]], seeds: list[int], dataset: Dataset) -> dict:
-    """A cell's summary over its runs (each with the spec it was planned from), its operating point at the
-    threshold they were planned with."""
-    metrics = [run.metrics for _, run in runs]
-    summary = aggregate(cell, metrics, [str(run.directory) for _, run in runs], seeds)
-    summary["run_ids"] = [{"seed": spec.seed, "fold": spec.fold} for spec, _ in runs]
-    summary["reused_runs"] = sum(run.skipped for _, run in runs)
-    summary["entrant"] = {"kind": ENTRANTS.get(cell.model).kind, "description": ENTRANTS.get(cell.model).description}
-    if cell.folds:
-        summary["folds"] = len(dataset.folds)
-    if dataset.is_binary:
-        summary["operating_point"] = operating_point([run.directory for _, run in runs], runs[0][0].train.threshold)
-    summary["per_class"] = per_class_scores(dataset.label_names, [m["test"] for m in metrics],
-                                            [spec.fold for spec, _ in runs])
-    return summary
-
-
-def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
-                   names: tuple[str, ...] = REFERENCES) -> list[dict]:
-    """The reference rows (``reproduce --references``) of every corpus of the experiment's model
-    cells, stored with its runs: one cell per (corpus, reference) that the corpus can have (labelling
-    everything sarcastic is for binary corpora; no reference scores several labels per text)."""
+def reference_cells(experiment: Experiment, settings: Settings, names: tuple[str, ...] = REFERENCES) -> list[Cell]:
+    """The reference rows' cells (``reproduce --references``) of every corpus of the experiment's model cells:
+    one per (corpus, reference) that the corpus can have (labelling everything sarcastic is for binary
+    corpora; no reference scores several labels per text)."""
     cells = []
     for corpus in dict.fromkeys(c.corpus for c in experiment.cells if not c.is_human):
         dataset = settings.corpora.load(corpus)
@@ -119,7 +83,7 @@ def reference_rows(experiment: Experiment, seeds: list[int], settings: Settings,
         folds = any(c.folds for c in experiment.cells if c.corpus == corpus)
         cells += [Cell(corpus, name, note=NOT_FROM_THE_PAPER, folds=folds) for name in names
                   if dataset.is_binary or not ENTRANTS.get(name).binary_only]
-    return entrant_cells(experiment, cells, seeds, settings)
+    return cells
 
 
 def run_entrant_experiment(experiment: Experiment, seeds: list[int], settings: Settings) -> Result:

@@ -245,6 +245,10 @@ class Scoring:
     #: An entrant reads files of this machine (its estimator's, its predictions): never on a Ray node.
     detached = False
 
+    def produced_under(self, train: TrainConfig) -> TrainConfig:
+        """``train`` as it is: an entrant applies the settings it reads (:data:`SETTINGS`) itself."""
+        return train
+
     def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
         self.entrant(spec.model)
         return plan_run(spec, dataset, data_dir).config_hash

@@ -42,6 +42,7 @@ from tqdm import tqdm
 
 from experiments.runs.one import provenance
 from experiments.runs.console import chatty, set_up_worker_console, worker_level
+from experiments.runs.one.protocol import TrainConfig
 from experiments.runs.one.spec import RunOptions, RunPlace, RunSpec
 from experiments.runs.one.store import RunResult, RunStore
 from experiments.runs.one.training import expected_hash, train_run
@@ -56,6 +57,9 @@ class RunKind(Protocol):
     #: Whether a Ray node can produce it without this machine's files (:func:`training.train_detached`); an
     #: executor that runs tasks elsewhere produces the other runs in this process.
     detached: bool
+
+    def produced_under(self, train: TrainConfig) -> TrainConfig:
+        """The training settings its run is produced under in a study under ``train`` (its spec's)."""
 
     def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
         """The run's configuration hash, its identity (the hash its config.json records once it is produced):
@@ -81,6 +85,11 @@ class Trained:
     loads): trained by :func:`experiments.runs.one.training.train_run`."""
 
     detached = True
+
+    def produced_under(self, train: TrainConfig) -> TrainConfig:
+        """The settings of the training trajectory (:meth:`TrainConfig.trained`): a rule applied to the per-epoch
+        record (tuned, grid) is applied when the cell is summarised, to a ``best`` run."""
+        return train.trained()
 
     def config_hash(self, spec: RunSpec, dataset: Dataset, data_dir: Path) -> str:
         return expected_hash(spec, dataset, data_dir)

@@ -75,7 +75,7 @@ def test_training_the_summary_and_report_selection_choose_alike(tmp_path, monkey
     cell = Cell("toy", "cnn")
     dataset = SimpleNamespace(is_binary=True, label_names=("not_sarcastic", "sarcastic"), folds=())
     runs = [SimpleNamespace(failure=None, directory=folder, skipped=True, metrics={}) for folder in folders]
-    tasks = [SimpleNamespace(spec=SimpleNamespace(seed=seed, fold=None)) for seed in range(3)]
+    tasks = [SimpleNamespace(spec=SimpleNamespace(seed=seed, fold=None, train=TrainConfig())) for seed in range(3)]  # best runs
     table = Result.from_dict({"experiment": "toy", "title": "toy", "source": "S", "seeds": [0, 1, 2], "kind": "table",
                               "train": TrainConfig().recorded_form(),
                               "cells": [{"corpus": "toy", "model": "cnn", "note": "", "seeds": [0, 1, 2],

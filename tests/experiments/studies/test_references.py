@@ -150,8 +150,10 @@ def test_reproduce_references_adds_a_section_and_leaves_the_model_runs_alone(toy
     tfidf = saved["reference_rows"][2]
     assert tfidf["runs"] == [str(run_dir(root / "runs", f"mini-{VARIANT}", str(corpus), "tfidf-lr", 0))]
     assert tfidf["metrics"]["f1_sarcastic"]["mean"] == 1.0
-    # stdout: the progress bars (stderr) name the runs, tfidf-lr's too
-    paper_table, references = unpadded(result.stdout).split("## Reference rows (not from the paper)")
+    # stdout: a line per finished cell (tfidf-lr's too: one sweep), then the table; the progress bars are on stderr
+    lines, report = unpadded(result.stdout).split("# mini — ", 1)
+    assert "mini/cnn: F1(sarcastic)" in lines and "mini/tfidf-lr: F1(sarcastic) 1.000" in lines
+    paper_table, references = report.split("## Reference rows (not from the paper)")
     assert "tfidf-lr" not in paper_table and "| mini | cnn | f1_sarcastic |" in paper_table
     assert "| mini | tfidf-lr | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in references
     # The reference runs are paired with the model's by the significance tests as any run is.
@@ -183,3 +185,26 @@ def test_evaluating_a_reference_run_says_it_has_no_model(toy):
     run = scored("majority", corpus, root)
     result = CliRunner().invoke(main, ["evaluate", str(run.directory), "--split-col", "split"])
     assert result.exit_code == 1 and "is an entrant's run" in result.output and "Traceback" not in result.output
+
+
+def test_a_rule_applied_to_the_record_leaves_the_reference_rows_as_scored(toy):
+    """One sweep trains the model's runs and scores the reference rows; ``selection = "tuned"`` is applied to the
+    per-epoch record of the model's best runs, never to a reference run, which has none and is the same run."""
+    root, _, _ = toy
+    corpus = write_corpus(root / "tuned.csv", seed=5)
+    experiment = root / "tuned.toml"
+    experiment.write_text(f"name = 'tuned'\n[[cells]]\ncorpus = '{corpus}'\nmodel = 'cnn'\n")
+    saved = {}
+    for rule in ("best", "tuned"):
+        result = CliRunner().invoke(main, ["reproduce", str(experiment), "--references", "--seeds", "1", "--epochs",
+                                           "1", "--set", "embeddings=random", "--set", f"selection={rule}",
+                                           "--split-col", "split", "--name", f"tuned-{rule}",
+                                           "--output-dir", str(root / "runs"), "--results-dir", str(root / "results")])
+        assert result.exit_code == 0, result.output
+        saved[rule] = json.loads((root / "results" / f"tuned-{rule}.json").read_text())
+    best, tuned = saved["best"], saved["tuned"]
+    assert tuned["cells"][0]["runs"] == best["cells"][0]["runs"] and tuned["cells"][0]["reused_runs"] == 1
+    assert tuned["cells"][0]["thresholds"] != best["cells"][0]["thresholds"]  # tuned on validation, from the record
+    for before, after in zip(best["reference_rows"], tuned["reference_rows"]):
+        assert after["runs"] == before["runs"] and after["reused_runs"] == 1 and after["metrics"] == before["metrics"]
+        assert after["entrant"]["kind"] == "reference" and after["failed_runs"] == []
