@@ -2,8 +2,8 @@
 
 Every (cell, seed) is one :func:`experiments.runs.one.training.train_run`, all of them in one sweep
 (:func:`experiments.studies.cells.run_cells`); finished runs with the same configuration are reused,
-so an interrupted reproduction resumes where it stopped.  Aggregates go to ``results/<experiment>.{json,csv,md}`` (see
-:mod:`experiments.reports.table`).
+so an interrupted reproduction resumes where it stopped.  Aggregates go to
+``results/<experiment>.{json,csv,md}`` (see :mod:`experiments.reports.table`).
 """
 from __future__ import annotations
 
