@@ -91,7 +91,7 @@ def _trained(settings: Settings, spec: RunSpec, dataset, folder: str):
     store; a run that failed is an error."""
     from experiments.runs.one.training import expected_hash, train_run  # loads TensorFlow: only when a command trains
 
-    writable_folder(settings.store.root, "--output-dir")  # checked once the corpus is read: a refused one makes no folder
+    writable_folder(settings.store.root, "--output-dir")  # before any training
     # the store's place, as the studies': a finished run of the same configuration hash in another folder is reused
     place = settings.store.place(folder, spec, expected_hash(spec, dataset, settings.corpora.data_dir))
     result = train_run(spec, dataset, place, settings.corpora.data_dir, settings.options)

@@ -244,11 +244,16 @@ def _of_hash(folders: Sequence[Path], config_hash: str) -> Path | None:
 
 
 def writable_folder(path: Path, what: str) -> Path:
-    """``path``, created if needed, after checking that files can be written in it: a one-line
-    error before any work, rather than a traceback after hours of training."""
+    """``path`` after checking that files can be written in it, or in the folder it would be made in: a one-line
+    error before any work, rather than a traceback after hours of training.  Nothing is made here (its
+    writers make the folder), so a command refused after its options are read leaves no empty folder."""
+    existing = path
+    while not existing.exists() and not existing.is_symlink() and existing != existing.parent:
+        existing = existing.parent
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
+        if not existing.is_dir():
+            raise NotADirectoryError(f"{existing} is not a folder")
+        with tempfile.TemporaryFile(dir=existing):
             pass
     except OSError as exc:
         raise IsarcasmError(f"{what} {path} is not a writable folder ({exc.strerror or exc})") from None
